@@ -1,0 +1,52 @@
+# porter: two entry points for a fresh Debian 12 machine.
+#   make demo   installs porter and the toolchains, ports every fixture, prints the reports
+#   make test   installs the same, then runs the whole test suite (toolchain tests included)
+# As root, the toolchains (clang-22 for gfx950, Debian's HIP headers) come from apt; otherwise
+# install them yourself: apt-get install clang-22 lld-22 libamdhip64-dev.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+FIXTURES := reduce matmul_tiled blas_rand torch_ext
+DEBS   := clang-22 lld-22 libamdhip64-dev
+
+.PHONY: setup toolchains demo test bench clean
+
+setup: $(VENV)/.installed
+
+# torch==2.13.0 first: pip takes the CPU build from this machine's disk; asked for through the
+# [hipify] extra alone, a resolver could pull a multi-GB CUDA build instead.
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e '.[dev,hipify]'
+	touch $@
+
+toolchains:
+	@if command -v clang++-22 >/dev/null && [ -f /usr/include/hip/hip_runtime.h ]; then \
+	  echo "toolchains: clang-22 and HIP headers present"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBS); \
+	else \
+	  echo "toolchains: not root; install $(DEBS) to verify ports for gfx950" >&2; \
+	fi
+
+demo: setup toolchains
+	@mkdir -p out
+	@for f in $(FIXTURES); do \
+	  rm -rf out/$$f; \
+	  echo "== porter port fixtures/$$f -o out/$$f"; \
+	  $(BIN)/porter port fixtures/$$f -o out/$$f; \
+	  echo "   exit status $$? (0 ported and verified, 1 open hazards or failures)"; \
+	done
+	@echo "reports: out/*/porter-report.md"
+
+test: setup toolchains
+	$(BIN)/pytest -q
+
+bench: setup
+	$(BIN)/python bench/translate.py
+
+clean:
+	rm -rf out build dist

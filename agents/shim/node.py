@@ -1,0 +1,86 @@
+"""shim: compatibility headers for what a translated unit needs and HIP does not declare.
+
+Runs after microarch. The SHIM### rules name each use of a CUDA declaration that HIP lacks;
+this node gathers the header pieces they point to (shims/compat/*.h), writes one project header,
+`porter_compat.h`, at the top of the output tree, and includes it in each unit that needs it.
+Units the verifier sends back with an undeclared name no piece provides are recorded for a
+person (or the model).
+"""
+
+from __future__ import annotations
+
+import importlib
+import posixpath
+from importlib import resources
+
+from porter.agents.verifier.failures import handback
+from porter.rules import RuleContext, rules_for, run_rules
+from porter.state import AgentOutput, Edit, FileKind, Finding, Patch, PortState, content_hash
+from porter.syntax import SourceFile, lang_for
+from porter.workspace import Workspace
+
+AGENT = "shim"
+COMPAT_HEADER = "porter_compat.h"
+_INCLUDES = "(preproc_include) @inc"
+
+
+def shim(state: PortState, ws: Workspace) -> AgentOutput:
+    rules = rules_for(AGENT, "cuda")
+    ctx = RuleContext(state.options)
+    findings: list[Finding] = []
+    patches: list[Patch] = []
+    pieces: set[str] = set()
+    for record in state.files:
+        if record.kind not in (FileKind.cuda, FileKind.cpp) or record.path == COMPAT_HEADER:
+            continue
+        unit = SourceFile(record.path, ws.read(record.path), lang_for(record.path) or "cpp")
+        hits = run_rules(unit, rules, ctx, agent=AGENT).findings
+        if not hits:
+            continue
+        pieces |= {importlib.import_module(r.module).HEADER for r in rules if any(f.rule == r.id for f in hits)}
+        include = _include_patch(unit)
+        if include:
+            patches.append(include)
+        findings.extend(f.model_copy(update={"fixable": True, "fixed": True}) for f in hits)
+    if pieces:
+        patches.insert(0, _header_patch(ws, pieces))
+    attempts = handback(state, AGENT, "no compat piece declares this name") if state.iteration else []
+    return AgentOutput(findings=tuple(findings), patches=tuple(p for p in patches if p), attempts=tuple(attempts))
+
+
+def render_header(pieces: set[str]) -> str:
+    shims = resources.files("porter.shims")
+    parts = [
+        "// porter_compat.h: declarations this port needs that HIP does not provide.\n"
+        "// Written by porter's shim agent from shims/compat/; regenerate rather than edit.\n"
+        "#pragma once\n#include <hip/hip_runtime.h>\n"
+    ]
+    parts += [shims.joinpath(p).read_text() for p in sorted(pieces)]
+    return "\n".join(parts)
+
+
+def _header_patch(ws: Workspace, pieces: set[str]) -> Patch | None:
+    text = render_header(pieces)
+    reason = f"compat header with {', '.join(sorted(pieces))}"
+    path = ws.root / COMPAT_HEADER
+    if not path.exists():
+        return Patch.create(COMPAT_HEADER, text, agent=AGENT, rule="SHIM", reason=reason)
+    current = path.read_bytes()
+    if current.decode() == text:
+        return None
+    return Patch(path=COMPAT_HEADER, base_hash=content_hash(current),
+                 edits=(Edit(start=0, end=len(current), text=text, rule="SHIM"),), agent=AGENT, rule="SHIM", reason=reason)
+
+
+def _include_patch(unit: SourceFile) -> Patch | None:
+    """Include the compat header after the unit's last top-level #include (or at the top)."""
+    target = posixpath.relpath(COMPAT_HEADER, posixpath.dirname(unit.path) or ".")
+    line = f'#include "{target}"\n'
+    if line.encode() in unit.data:
+        return None
+    top_level = [n for n in unit.captures(_INCLUDES) if n.parent == unit.tree.root_node]
+    at = top_level[-1].end_byte if top_level else 0
+    if at and unit.data[at - 1 : at] != b"\n":
+        line = "\n" + line
+    return Patch(path=unit.path, base_hash=content_hash(unit.data), edits=(Edit(start=at, end=at, text=line, rule="SHIM"),),
+                 agent=AGENT, rule="SHIM", reason=f"include {COMPAT_HEADER}")

@@ -1,0 +1,75 @@
+"""verifier: compile every ported translation unit for the target, and the original with nvcc.
+
+Runs after the shim agent. Each unit (a .cu/.cpp/... file and what it includes) is compiled
+for gfx950 with clang in HIP mode against porter's ROCm 6.3 header overlay, and the original
+with nvcc (compile only). Per kernel it records what the compiler reports: VGPRs, AGPRs, SGPRs,
+LDS bytes, scratch, spills, occupancy and v_mfma count. A failed unit is classified by its
+first error and routed back to the agent owning that class, until every unit compiles or the
+iteration budget is spent. A missing toolchain is not an error of the port: the unit is
+"not-checked", with the reason in the report.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from porter.agents.verifier.failures import first_error, route_of
+from porter.state import FileKind, PortState, UnitResult
+from porter.toolchains import ToolchainMissing, clang_hip, nvcc
+from porter.workspace import Workspace
+
+AGENT = "verifier"
+UNIT_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
+AGENT_ORDER = ("translator", "microarch", "shim")  # re-entry point: the earliest agent any unit needs
+_TORCH_HEADERS = (b"<torch/extension.h>", b"<torch/torch.h>", b"<ATen/", b"<c10/", b'"ATen/', b"<torch/")
+
+
+def units_of(state: PortState) -> list[str]:
+    return [f.path for f in state.files
+            if f.kind in (FileKind.cuda, FileKind.cpp) and f.path.endswith(UNIT_SUFFIXES)]
+
+
+def verifier(state: PortState, ws: Workspace) -> dict:
+    todo = state.pending if state.iteration else units_of(state)
+    if not state.options.verify:
+        results = {u: UnitResult(unit=u, verdict="not-checked", reason="verification off (--no-verify)") for u in todo}
+    else:
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            results = dict(zip(todo, pool.map(lambda u: verify_unit(state, ws, u), todo)))
+    failed = sorted(u for u, r in results.items() if r.verdict == "failed")
+    budget_left = state.iteration + 1 < state.options.max_iterations
+    if failed and budget_left:
+        wanted = {route_of(results[u].failure_class) for u in failed}
+        route = next(a for a in AGENT_ORDER if a in wanted)
+        return {"units": results, "pending": failed, "route": route, "iteration": state.iteration + 1}
+    notes = [f"iteration budget ({state.options.max_iterations}) spent with {len(failed)} unit(s) failing: "
+             f"{', '.join(failed)}"] if failed else []
+    return {"units": results, "pending": failed, "route": "report", "notes": notes}
+
+
+def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:
+    ported = ws.root / unit
+    original = Path(state.source) / unit
+    build = ws.state_dir / "build" / unit
+    if any(h in ported.read_bytes() for h in _TORCH_HEADERS):
+        return UnitResult(unit=unit, verdict="not-checked",
+                          reason="PyTorch extension unit: compiling it needs PyTorch's ROCm headers (ATen/hip), "
+                                 "which no installable torch build here ships; build it with a ROCm PyTorch")
+    try:
+        port_build, kernels = clang_hip.compile_unit(
+            ported, clang_hip.ClangHipOptions(arch=state.options.arch, include_dirs=(str(ported.parent),)), build / "port")
+    except ToolchainMissing as e:
+        return UnitResult(unit=unit, verdict="not-checked", reason=str(e))
+    try:
+        original_build = nvcc.compile_unit(original, nvcc.NvccOptions(include_dirs=(str(original.parent),)), build / "original")
+    except ToolchainMissing:
+        original_build = None
+    if port_build.ok:
+        return UnitResult(unit=unit, verdict="compiled", port_build=port_build,
+                          original_build=original_build, kernels=tuple(kernels))
+    error = first_error(port_build.stderr)
+    return UnitResult(unit=unit, verdict="failed", port_build=port_build, original_build=original_build,
+                      failure_class=error.failure_class if error else "other",
+                      reason=f"{error.file}:{error.line}:{error.column}: {error.message}" if error else port_build.stderr[-500:])

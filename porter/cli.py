@@ -1,0 +1,146 @@
+"""porter's command line: parse flags, call one function elsewhere, render.
+
+Exit codes: 0 ported and verified; 1 ported with open hazards or failures; 2 bad input.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from porter import __version__
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Port CUDA C++ to ROCm for AMD Instinct MI350X (gfx950), with evidence.")
+console = Console()
+err = Console(stderr=True)
+
+STEPS = {"scan": "inventory", "translator": "hipify", "microarch": "wave64 checks", "shim": "compat headers",
+         "verifier": "compile for the target", "report": "report"}
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"porter {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                               help="Print the version and exit.")] = False) -> None:
+    """porter: an agentic porting toolkit for moving GPU code from NVIDIA to AMD."""
+
+
+def _bad_input(message: str) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}")
+    return typer.Exit(2)
+
+
+@app.command()
+def port(
+    source: Annotated[Path, typer.Argument(help="Directory of CUDA code (read only).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Output tree for the port.")],
+    launch: Annotated[str, typer.Option(help="Kernel launches: keep `chevron` (<<<>>>, valid HIP) or "
+                                             "rewrite to `hipLaunchKernelGGL`.")] = "chevron",
+    arch: Annotated[str, typer.Option(help="AMD target.")] = "gfx950",
+    max_iterations: Annotated[int, typer.Option(help="Verifier loop budget.")] = 3,
+    verify: Annotated[bool, typer.Option(help="Compile the port and the original.")] = True,
+    force: Annotated[bool, typer.Option(help="Port into a non-empty output directory.")] = False,
+    resume: Annotated[str | None, typer.Option(help="Continue the interrupted run RUN_ID in OUTPUT.")] = None,
+) -> None:
+    """Port SOURCE into OUTPUT and write porter-report.{md,json,sarif} there."""
+    from pydantic import ValidationError
+
+    from porter.report import build_report
+    from porter.report.console import render_console
+    from porter.run import port as run_port
+    from porter.run import report_context
+    from porter.state import PortOptions
+    from porter.workspace import BadInput
+
+    try:
+        options = PortOptions(launch=launch, arch=arch, max_iterations=max_iterations, verify=verify, force=force)
+    except ValidationError as e:
+        raise _bad_input(f"bad option: {e.errors()[0]['loc'][0]}: {e.errors()[0]['msg']}") from None
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=err, transient=True, disable=not err.is_terminal) as progress:
+        task = progress.add_task("porting", total=None)
+
+        def on_step(node: str, _state) -> None:
+            progress.update(task, description=f"{node}: {STEPS.get(node, '')} done")
+
+        try:
+            state = run_port(source, output, options, resume=resume, on_step=on_step)
+        except BadInput as e:
+            raise _bad_input(str(e)) from None
+    report = build_report(state, **report_context())
+    render_console(report, console)
+    console.print(f"run id [bold]{state.run_id}[/] (resume with --resume {state.run_id})")
+    raise typer.Exit(report.exit_code)
+
+
+@app.command()
+def scan(source: Annotated[Path, typer.Argument(help="Directory of CUDA code (read only).")]) -> None:
+    """Inventory and hazards of SOURCE, as tables. Writes nothing."""
+    from porter.inventory import hazards, inventory
+
+    if not source.is_dir():
+        raise _bad_input(f"{source}: not a directory")
+    inv = inventory(source)
+    files = Table(title=f"{source}: files")
+    for col in ("path", "kind", "lines", "note"):
+        files.add_column(col)
+    for f in inv.files:
+        files.add_row(f.path, f.kind.value, str(f.lines), f.note)
+    console.print(files)
+    kernels = Table(title="kernels")
+    for col in ("kernel", "where", "launches", "static shared B", "warp ops"):
+        kernels.add_column(col)
+    for k in inv.kernels:
+        shared = "?" if k.static_shared_bytes is None else str(k.static_shared_bytes)
+        kernels.add_row(k.name, str(k.location), str(len(k.launches)), shared, " ".join(k.warp_ops))
+    console.print(kernels)
+    found = hazards(source, inv)
+    table = Table(title=f"hazards ({len(found)})")
+    for col in ("rule", "severity", "where", "message"):
+        table.add_column(col)
+    for f in found:
+        table.add_row(f.rule, f.severity.value, str(f.location), f.message)
+    console.print(table)
+    raise typer.Exit(1 if any(f.severity.value in ("error", "warning") for f in found) else 0)
+
+
+@app.command("rules")
+def list_rules() -> None:
+    """The rule catalog."""
+    from porter import rules
+
+    table = Table(title="porter rules")
+    for col in ("id", "agent", "severity", "fix", "title"):
+        table.add_column(col)
+    for r in rules.load().values():
+        table.add_row(r.id, r.agent, r.severity.value, r.fix, r.title)
+    console.print(table)
+
+
+@app.command()
+def explain(rule_id: Annotated[str, typer.Argument(help="A rule id, e.g. HIP001.")]) -> None:
+    """Print one rule's documentation and where it lives."""
+    from porter import rules
+
+    try:
+        r = rules.get(rule_id)
+    except KeyError as e:
+        raise _bad_input(str(e.args[0])) from None
+    console.print(f"[bold]{r.id}[/] ({r.agent}, {r.severity.value}, fix: {r.fix})  {r.module}")
+    console.print(r.doc.strip(), markup=False, highlight=False)
+
+
+if os.environ.get("PORTER_DEBUG") == "1":  # tracebacks for developers; users get one-line errors
+    app.pretty_exceptions_enable = True

@@ -1,0 +1,235 @@
+"""The rule catalog: the `@rule` registry and the runner that turns hits into findings and patches.
+
+A rule is one module under `agents/<agent>/rules/`, named after its id (`wave001_full_mask.py`).
+Its module docstring is the catalog entry: a title line, then `Why:`, `Before:`, `After:` and
+optionally `Fix safety:` sections. The function yields `Hit`s: a finding, and where the rule can
+fix it, the byte edits that do. Golden examples live in `fixtures/rules/<ID>/`.
+
+Rules see a `SourceFile` (C/C++/CUDA, with its tree-sitter tree) or a `TextFile` (build files),
+and a `RuleContext` with the run's options. They never touch disk.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Literal
+
+from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
+from porter.syntax import SourceFile
+
+FAMILIES = ("HIP", "WAVE", "LDS", "MFMA", "PTX", "TRI", "BLD", "SHIM")
+AGENTS = ("translator", "microarch", "shim", "verifier")
+RULE_ID = re.compile(rf"^({'|'.join(FAMILIES)})(\d{{3}})$")
+# Ids once used and since retired stay reserved, so an old report's id never changes meaning.
+RETIRED: frozenset[str] = frozenset()
+
+Lang = Literal["cuda", "cmake", "makefile", "setup_py"]
+FixKind = Literal["safe", "none"]
+
+
+@dataclass
+class TextFile:
+    """A build file, seen as text (CMake, Makefile, setup.py)."""
+
+    path: str
+    data: bytes
+    lang: str
+    _line_starts: list[int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.data)]
+
+    @property
+    def text(self) -> str:
+        return self.data.decode()
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        import bisect
+
+        i = bisect.bisect_right(self._line_starts, offset) - 1
+        return i + 1, len(self.data[self._line_starts[i] : offset].decode("utf-8", "replace")) + 1
+
+    def line_text(self, line: int) -> str:
+        start = self._line_starts[line - 1]
+        end = self.data.find(b"\n", start)
+        return self.data[start : end if end >= 0 else len(self.data)].decode("utf-8", "replace")
+
+
+Unit = SourceFile | TextFile
+
+
+@dataclass(frozen=True)
+class RuleContext:
+    """What a rule may know besides the file: the run's options."""
+
+    options: PortOptions = PortOptions()
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One occurrence: where, what to say, and (for fixable rules) the edits that fix it."""
+
+    start: int
+    end: int
+    message: str
+    edits: tuple[Edit, ...] = ()
+    severity: Severity | None = None  # overrides the rule's default for this occurrence
+    detail: str = ""
+
+
+RuleFunc = Callable[[Unit, RuleContext], Iterable[Hit]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    agent: str
+    lang: Lang
+    severity: Severity
+    fix: FixKind
+    func: RuleFunc
+    doc: str
+    module: str
+
+    @property
+    def title(self) -> str:
+        return self.doc.strip().splitlines()[0].split(":", 1)[-1].strip()
+
+    def section(self, name: str) -> str:
+        """A docstring section (`Why`, `Before`, `After`, `Fix safety`), dedented; '' if absent."""
+        m = re.search(rf"^{name}:[ \t]*(.*?)(?=^\w[\w ]*:|\Z)", self.doc, re.S | re.M)
+        if not m:
+            return ""
+        lines = m.group(1).rstrip().splitlines()
+        return "\n".join(line[4:] if line.startswith("    ") else line.strip() for line in lines).strip()
+
+
+_REGISTRY: dict[str, Rule] = {}
+
+
+def rule(*, id: str, lang: Lang, severity: str, fix: FixKind = "none") -> Callable[[RuleFunc], RuleFunc]:
+    """Register a rule. The calling module's docstring is the rule's documentation."""
+
+    def register(func: RuleFunc) -> RuleFunc:
+        if not RULE_ID.match(id):
+            raise ValueError(f"{func.__module__}: rule id {id!r} is not FAMILY+3 digits ({', '.join(FAMILIES)})")
+        if id in RETIRED:
+            raise ValueError(f"{func.__module__}: rule id {id} is retired and stays reserved")
+        if id in _REGISTRY:
+            raise ValueError(f"duplicate rule id {id}: {_REGISTRY[id].module} and {func.__module__}")
+        module = importlib.import_module(func.__module__)
+        agent = func.__module__.split(".")[-3]
+        if agent not in AGENTS:
+            raise ValueError(f"{func.__module__}: rules live in agents/<agent>/rules/")
+        _REGISTRY[id] = Rule(id=id, agent=agent, lang=lang, severity=Severity(severity), fix=fix,
+                             func=func, doc=module.__doc__ or "", module=func.__module__)
+        return func
+
+    return register
+
+
+@cache
+def load() -> dict[str, Rule]:
+    """Import every rule module under porter.agents.*.rules; return the registry by id."""
+    for agent in AGENTS:
+        try:
+            pkg = importlib.import_module(f"porter.agents.{agent}.rules")
+        except ModuleNotFoundError:
+            continue
+        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+            importlib.import_module(f"{pkg.__name__}.{info.name}")
+    return dict(sorted(_REGISTRY.items()))
+
+
+def rules_for(agent: str, lang: str) -> list[Rule]:
+    return [r for r in load().values() if r.agent == agent and r.lang == lang]
+
+
+def get(rule_id: str) -> Rule:
+    rules = load()
+    key = rule_id.upper()
+    if key not in rules:
+        raise KeyError(f"no rule {rule_id!r}; `porter rules` lists them")
+    return rules[key]
+
+
+@dataclass
+class RunResult:
+    findings: list[Finding]
+    patch: Patch | None
+
+
+def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str) -> RunResult:
+    """Run rules over one file; merge their edits into one patch.
+
+    Edits are taken in rule-id order; an edit that overlaps one already taken is dropped and
+    its finding is reported as not fixed, so two rules never fight over the same bytes.
+    """
+    findings: list[Finding] = []
+    taken: list[Edit] = []
+    for r in rules:
+        for hit in r.func(unit, ctx):
+            fixed = bool(hit.edits) and not any(_overlaps(e, t) for e in hit.edits for t in taken)
+            if fixed:
+                taken.extend(e.model_copy(update={"rule": r.id}) for e in hit.edits)
+            line, col = unit.line_col(hit.start)
+            end_line, end_col = unit.line_col(hit.end)
+            findings.append(Finding(
+                rule=r.id, severity=hit.severity or r.severity, message=hit.message,
+                location=Location(path=unit.path, line=line, column=col, end_line=end_line, end_column=end_col),
+                snippet=unit.line_text(line).strip(), agent=agent,
+                fixable=bool(hit.edits), fixed=fixed, detail=hit.detail,
+            ))
+    patch = None
+    if taken:
+        ids = sorted({e.rule for e in taken})
+        patch = Patch(path=unit.path, base_hash=content_hash(unit.data), edits=tuple(taken), agent=agent,
+                      rule=",".join(ids), reason=f"{len(taken)} edits by {', '.join(ids)}")
+    return RunResult(findings, patch)
+
+
+def _overlaps(a: Edit, b: Edit) -> bool:
+    if a.start == a.end == b.start == b.end:
+        return True  # two insertions at one point: order would be arbitrary
+    return a.start < b.end and b.start < a.end
+
+
+def node_hits(nodes: Iterable, message: Callable[[object], str]) -> Iterator[Hit]:
+    """Detection-only hits for tree-sitter nodes."""
+    for n in nodes:
+        yield Hit(n.start_byte, n.end_byte, message(n))
+
+
+def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleContext) -> tuple[list[Finding], list[Patch]]:
+    """Run an agent's rules over the files they apply to (C/C++/CUDA and build files).
+
+    `records` are the scan's FileRecords; `read` gives a file's current bytes in the output tree.
+    """
+    from porter.state import FileKind
+    from porter.syntax import lang_for
+
+    build_lang = {FileKind.cmake: "cmake", FileKind.makefile: "makefile", FileKind.setup_py: "setup_py"}
+    findings: list[Finding] = []
+    patches: list[Patch] = []
+    for record in records:
+        if record.kind in (FileKind.cuda, FileKind.cpp):
+            unit: Unit = SourceFile(record.path, read(record.path), lang_for(record.path) or "cpp")
+            lang = "cuda"
+        elif record.kind in build_lang:
+            lang = build_lang[record.kind]
+            unit = TextFile(record.path, read(record.path), lang)
+        else:
+            continue
+        applicable = rules_for(agent, lang)
+        if not applicable:
+            continue
+        result = run_rules(unit, applicable, ctx, agent=agent)
+        findings.extend(result.findings)
+        if result.patch:
+            patches.append(result.patch)
+    return findings, patches

@@ -1,0 +1,81 @@
+"""One port run: lay out the output tree, drive the graph with its checkpointer, resume.
+
+This is what `porter port` calls. The source tree is only read; everything is written under
+the output tree, porter's own state in `OUT/.porter/` (ledger, blobs, checkpoints.sqlite).
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+import subprocess
+import time
+from collections.abc import Callable
+from contextlib import closing
+from functools import cache
+from pathlib import Path
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from porter.graph import build_graph
+from porter.state import PortOptions, PortState
+from porter.workspace import BadInput, Workspace, check_output_dir
+
+CHECKPOINTS = "checkpoints.sqlite"
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+
+
+def port(source: Path, output: Path, options: PortOptions, *, resume: str | None = None,
+         on_step: Callable[[str, PortState | None], None] = lambda node, state: None) -> PortState:
+    """Port `source` into `output` (or continue run `resume` there) and return the final state."""
+    source, output = source.resolve(), output.resolve()
+    check_output_dir(source, output, force=options.force, resume=resume is not None)
+    if resume is None:
+        run_id = new_run_id()
+        ws, copied = Workspace.create(source, output)
+        initial: PortState | None = PortState(
+            run_id=run_id, source=str(source), output=str(output), options=options,
+            notes=[f"{c.path}: {c.note}" for c in copied])
+    else:
+        run_id, initial = resume, None
+    config = {"configurable": {"thread_id": run_id}, "recursion_limit": 200}
+    db = output / ".porter" / CHECKPOINTS
+    with closing(sqlite3.connect(db, check_same_thread=False)) as conn:
+        graph = build_graph(SqliteSaver(conn))
+        if resume is not None and not graph.get_state(config).values:
+            raise BadInput(f"{output}: no run {resume!r} recorded in {db}")
+        for update in graph.stream(initial, config, stream_mode="updates"):
+            for node in update:
+                on_step(node, None)
+        return PortState.model_validate(graph.get_state(config).values)
+
+
+def run_ids(output: Path) -> list[str]:
+    """Runs recorded in an output tree, oldest first."""
+    db = output / ".porter" / CHECKPOINTS
+    if not db.exists():
+        return []
+    with closing(sqlite3.connect(db)) as conn:
+        rows = conn.execute("SELECT thread_id, MIN(rowid) FROM checkpoints GROUP BY thread_id ORDER BY 2").fetchall()
+    return [r[0] for r in rows]
+
+
+@cache
+def report_context() -> dict:
+    """What the report names besides the state: header set, translation tables, toolchains."""
+    from porter.agents.translator import tables
+    from porter.toolchains import ToolchainMissing, clang_hip, nvcc
+
+    toolchains = {}
+    for name, find in (("clang-hip", clang_hip.find_clang), ("nvcc", nvcc.find_nvcc)):
+        try:
+            exe = find()
+        except ToolchainMissing as e:
+            toolchains[name] = f"missing: {e}"
+            continue
+        out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=False).stdout
+        toolchains[name] = next((line for line in out.splitlines() if "version" in line.lower()), str(exe)).strip()
+    return {"header_set": clang_hip.HEADER_SET, "engine": tables.ENGINE, "toolchains": toolchains}

@@ -1,0 +1,140 @@
+"""The inventory: files by kind, kernels with their launches, shared memory and warp-level ops.
+
+`scan_tree` reads a tree (the source, or an output tree being ported) and returns what the
+agents work from. It never writes. Files that are not UTF-8, or that hold NUL bytes, are
+classified binary: they are copied unchanged and the report says so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from porter.state import FileKind, FileRecord, KernelInfo, LaunchSite, Location
+from porter.syntax import CPP_SUFFIXES, CUDA_SUFFIXES, SourceFile, lang_for
+
+BUILD_FILES = {"CMakeLists.txt": FileKind.cmake, "Makefile": FileKind.makefile, "makefile": FileKind.makefile,
+               "GNUmakefile": FileKind.makefile, "setup.py": FileKind.setup_py}
+BUILD_SUFFIXES = {".cmake": FileKind.cmake, ".mk": FileKind.makefile}
+
+# Sizes of the scalar types that shared arrays are commonly declared with (bytes, as on both vendors).
+TYPE_BYTES = {"char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "int8_t": 1, "uint8_t": 1,
+              "short": 2, "unsigned short": 2, "half": 2, "__half": 2, "__hip_bfloat16": 2, "__nv_bfloat16": 2,
+              "int16_t": 2, "uint16_t": 2, "int": 4, "unsigned": 4, "unsigned int": 4, "float": 4,
+              "int32_t": 4, "uint32_t": 4, "double": 8, "long long": 8, "unsigned long long": 8,
+              "int64_t": 8, "uint64_t": 8, "float2": 8, "float4": 16, "int4": 16, "double2": 16}
+
+WARP_OP = re.compile(r"^(__shfl\w*|__ballot\w*|__any\w*|__all\w*|__activemask|__syncwarp|__match_\w+|__reduce_\w+_sync)$")
+
+_KERNELS = "(function_definition (function_declarator) @decl) @fn"
+_LAUNCHES = ("(call_expression function: [(identifier) @name (template_function name: (identifier) @name)]"
+             " (kernel_call_syntax)) @call")
+_SHARED = "(declaration (type_qualifier) @q) @decl"
+
+
+def classify(rel: str, data: bytes) -> tuple[FileKind, str]:
+    """The kind of a file, and a note when it will be copied unchanged."""
+    if b"\0" in data:
+        return FileKind.binary, "binary (NUL bytes): copied unchanged"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        return FileKind.binary, f"not UTF-8 (first bad byte on line {line}): copied unchanged"
+    name = rel.rsplit("/", 1)[-1]
+    suffix = name[name.rfind("."):].lower() if "." in name else ""
+    if name in BUILD_FILES:
+        return BUILD_FILES[name], ""
+    if suffix in BUILD_SUFFIXES:
+        return BUILD_SUFFIXES[suffix], ""
+    if suffix in CUDA_SUFFIXES:
+        return FileKind.cuda, ""
+    if suffix in CPP_SUFFIXES:
+        return FileKind.cpp, ""
+    if suffix == ".py":
+        return FileKind.python, ""
+    return FileKind.text, ""
+
+
+@dataclass(frozen=True)
+class Inventory:
+    files: list[FileRecord]
+    kernels: list[KernelInfo]
+
+
+def scan_tree(root: Path, rels: list[str]) -> Inventory:
+    files, kernels = [], []
+    for rel in rels:
+        data = (root / rel).read_bytes()
+        kind, note = classify(rel, data)
+        lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+        parsed = True
+        if kind in (FileKind.cuda, FileKind.cpp):
+            unit = SourceFile(rel, data, lang_for(rel) or "cpp")
+            parsed = unit.parsed
+            if not parsed:
+                note = "tree-sitter could not parse all of it: translated token by token"
+            kernels.extend(find_kernels(unit))
+        files.append(FileRecord(path=rel, kind=kind, lines=lines, parsed=parsed, note=note))
+    return Inventory(files, kernels)
+
+
+def find_kernels(unit: SourceFile) -> list[KernelInfo]:
+    launches: dict[str, list[LaunchSite]] = {}
+    for m in unit.matches(_LAUNCHES):
+        name, call = unit.text(m["name"][0]), m["call"][0]
+        line, col = unit.line_col(call.start_byte)
+        launches.setdefault(name, []).append(
+            LaunchSite(location=Location(path=unit.path, line=line, column=col), text=unit.text(call)))
+    kernels = []
+    for m in unit.matches(_KERNELS):
+        fn = m["fn"][0]
+        if not any(c.type == "__global__" for c in fn.children):
+            continue
+        name_node = m["decl"][0].child_by_field_name("declarator")
+        if name_node is None:
+            continue
+        name = unit.text(name_node).split("::")[-1]
+        line, col = unit.line_col(name_node.start_byte)
+        body = fn.child_by_field_name("body")
+        kernels.append(KernelInfo(
+            name=name, location=Location(path=unit.path, line=line, column=col),
+            launches=tuple(launches.get(name, ())),
+            static_shared_bytes=_static_shared(unit, body) if body else 0,
+            warp_ops=tuple(sorted({unit.text(n) for n in _identifiers(body) if WARP_OP.match(unit.text(n))})),
+        ))
+    return kernels
+
+
+def _identifiers(node):
+    if node is None:
+        return
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "identifier":
+            yield n
+        stack.extend(n.children)
+
+
+def _static_shared(unit: SourceFile, body) -> int | None:
+    """Bytes of the kernel's static __shared__ arrays; None when a size is not a literal."""
+    total = 0
+    for m in unit.matches(_SHARED, body):
+        decl = m["decl"][0]
+        if unit.text(m["q"][0]) != "__shared__" or any(c.type == "storage_class_specifier" for c in decl.children):
+            continue  # `extern __shared__` is dynamic: sized at launch
+        type_node = decl.child_by_field_name("type")
+        size = TYPE_BYTES.get(unit.text(type_node)) if type_node else None
+        declarator = decl.child_by_field_name("declarator")
+        while declarator is not None and declarator.type == "array_declarator":
+            dim = declarator.child_by_field_name("size")
+            if size is None or dim is None or dim.type != "number_literal":
+                return None
+            size *= int(unit.text(dim).rstrip("uUlL"), 0)
+            declarator = declarator.child_by_field_name("declarator")
+        if size is None:
+            return None
+        total += size
+    return total

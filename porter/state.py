@@ -1,0 +1,260 @@
+"""Typed state that flows through porter's LangGraph graph.
+
+One `PortState` goes from `scan` through the four agents to `report`. A node reads it and
+returns only the fields it changes; list fields merge through the reducers declared here.
+The parts (`Finding`, `Patch`, `BuildResult`, ...) are frozen pydantic models so that the
+SQLite checkpointer can store every step and a resumed run sees exactly what was recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+
+def content_hash(data: bytes) -> str:
+    """sha256 of a file's bytes: the base a Patch is written against."""
+    return hashlib.sha256(data).hexdigest()
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Severity(StrEnum):
+    error = "error"  # the port is wrong or does not build on the target
+    warning = "warning"  # likely wrong on the target; needs a look
+    info = "info"  # a change or fact worth knowing
+
+
+class FileKind(StrEnum):
+    cuda = "cuda"  # .cu .cuh
+    cpp = "cpp"  # .cpp .cc .cxx .c .h .hpp .hxx
+    cmake = "cmake"  # CMakeLists.txt, *.cmake
+    makefile = "makefile"  # Makefile, *.mk
+    setup_py = "setup_py"  # setup.py
+    python = "python"
+    text = "text"  # anything else readable: copied as is
+    binary = "binary"  # not UTF-8 or has NUL bytes: copied unchanged
+
+
+class Location(Frozen):
+    """A place in a file of the *source* tree (same relative path in the output tree).
+
+    Lines and columns are 1-based; columns count characters, as editors and SARIF do.
+    """
+
+    path: str
+    line: int
+    column: int = 1
+    end_line: int | None = None
+    end_column: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+class Finding(Frozen):
+    """A hazard or change a rule saw at one location."""
+
+    rule: str
+    severity: Severity
+    message: str
+    location: Location
+    snippet: str = ""
+    agent: str = ""
+    fixable: bool = False  # the rule has a fixer for this occurrence
+    fixed: bool = False  # the fix landed in the output tree
+    detail: str = ""  # long text, e.g. a whole inline-asm block, for the report
+
+    @property
+    def key(self) -> tuple[str, str, int, int]:
+        return (self.rule, self.location.path, self.location.line, self.location.column)
+
+
+class Edit(Frozen):
+    """Replace bytes [start, end) of the base text by `text`."""
+
+    start: int
+    end: int
+    text: str
+    rule: str = ""
+
+
+class Patch(Frozen):
+    """A change an agent proposes to one file of the output tree.
+
+    Agents never write files: they return patches, and `porter.workspace.Workspace`
+    is the one writer. `base_hash` is the sha256 of the file the edits were computed
+    against (None creates a new file, whose content is the single edit's text).
+    """
+
+    path: str
+    base_hash: str | None
+    edits: tuple[Edit, ...]
+    agent: str
+    origin: Literal["rule", "model"] = "rule"
+    rule: str = ""  # the rule id, or several joined by "," for a translator pass
+    reason: str = ""
+
+    @classmethod
+    def create(cls, path: str, text: str, *, agent: str, rule: str, reason: str) -> Patch:
+        return cls(path=path, base_hash=None, edits=(Edit(start=0, end=0, text=text, rule=rule),),
+                   agent=agent, rule=rule, reason=reason)
+
+    def apply_to(self, base: bytes) -> bytes:
+        """The patched bytes. Edits must not overlap; they are applied back to front."""
+        if self.base_hash is None:
+            return self.edits[0].text.encode()
+        out = base
+        last = len(base) + 1
+        for e in sorted(self.edits, key=lambda e: (e.start, e.end), reverse=True):
+            if not 0 <= e.start <= e.end <= len(base) or e.end > last:
+                raise ValueError(f"{self.path}: edit [{e.start},{e.end}) overlaps or leaves the file")
+            out = out[: e.start] + e.text.encode() + out[e.end :]
+            last = e.start
+        return out
+
+
+class FileRecord(Frozen):
+    path: str  # relative to the source root, posix separators
+    kind: FileKind
+    lines: int = 0
+    parsed: bool = True  # tree-sitter parsed it without ERROR nodes
+    note: str = ""  # why it was copied unchanged, not parsed, or skipped
+
+
+class LaunchSite(Frozen):
+    location: Location
+    text: str
+
+
+class KernelInfo(Frozen):
+    """A __global__ function found by the scan."""
+
+    name: str
+    location: Location
+    launches: tuple[LaunchSite, ...] = ()
+    static_shared_bytes: int | None = None  # None: a size the scan could not evaluate
+    warp_ops: tuple[str, ...] = ()  # warp-level intrinsics it calls (__shfl_down_sync, ...)
+
+
+class KernelResources(Frozen):
+    """What the gfx9 compiler reports for one kernel (clang -Rpass-analysis=kernel-resource-usage)."""
+
+    kernel: str
+    unit: str
+    arch: str
+    vgprs: int
+    agprs: int
+    sgprs: int
+    lds_bytes: int
+    scratch_bytes: int  # per lane
+    vgpr_spill: int
+    sgpr_spill: int
+    occupancy: int  # waves per SIMD
+    mfma_count: int = 0
+
+
+class BuildResult(Frozen):
+    """One compiler invocation. A failed compile is data, not an exception."""
+
+    toolchain: str  # "clang-hip" | "nvcc" | "hipcc"
+    cmd: tuple[str, ...]
+    rc: int
+    stdout: str = ""
+    stderr: str = ""
+    artifacts: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.rc == 0
+
+
+UnitVerdict = Literal["compiled", "failed", "not-checked"]
+
+
+class UnitResult(Frozen):
+    """The verifier's evidence for one translation unit."""
+
+    unit: str
+    verdict: UnitVerdict
+    port_build: BuildResult | None = None
+    original_build: BuildResult | None = None
+    kernels: tuple[KernelResources, ...] = ()
+    failure_class: str = ""  # e.g. "missing-declaration", "syntax", "sync-mask-width"
+    reason: str = ""  # for not-checked: why (missing toolchain, not a unit, ...)
+
+
+class Attempt(Frozen):
+    """One trip round the verifier loop for one unit."""
+
+    iteration: int
+    unit: str
+    failure_class: str
+    routed_to: str
+    message: str
+
+
+class PortOptions(Frozen):
+    launch: Literal["chevron", "hipLaunchKernelGGL"] = "chevron"
+    arch: str = "gfx950"
+    max_iterations: int = Field(default=3, ge=1, le=20)
+    verify: bool = True  # compile the ports and originals
+    force: bool = False
+
+
+def merge_findings(old: list[Finding], new: list[Finding]) -> list[Finding]:
+    """Reducer: a finding at the same (rule, place) replaces the earlier one."""
+    merged = {f.key: f for f in old}
+    for f in new:
+        merged[f.key] = f
+    return list(merged.values())
+
+
+def merge_units(old: dict[str, UnitResult], new: dict[str, UnitResult]) -> dict[str, UnitResult]:
+    return {**old, **new}
+
+
+def append(old: list, new: list) -> list:
+    return [*old, *new]
+
+
+class PortState(BaseModel):
+    """Everything a run knows; the checkpointer stores one of these per step."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    source: str  # absolute path of the source tree (read only)
+    output: str  # absolute path of the output tree (the only place porter writes)
+    options: PortOptions = PortOptions()
+    files: list[FileRecord] = []
+    kernels: list[KernelInfo] = []
+    findings: Annotated[list[Finding], merge_findings] = []
+    patches: Annotated[list[Patch], append] = []  # every patch that landed, in order
+    units: Annotated[dict[str, UnitResult], merge_units] = {}
+    attempts: Annotated[list[Attempt], append] = []
+    notes: Annotated[list[str], append] = []  # run-level facts for the report
+    iteration: int = 0
+    pending: list[str] = []  # units the verifier sent back for another round
+    route: str = ""  # the verifier's decision: an agent name, or "report"
+
+
+class AgentOutput(Frozen):
+    """What an agent node returns: proposals for the workspace, and what it learnt.
+
+    The graph lands `patches` through the workspace; findings, attempts and notes go into the
+    state through their reducers.
+    """
+
+    findings: tuple[Finding, ...] = ()
+    patches: tuple[Patch, ...] = ()
+    attempts: tuple[Attempt, ...] = ()
+    notes: tuple[str, ...] = ()

@@ -1,0 +1,153 @@
+"""Syntax trees for the files porter reads: tree-sitter for CUDA and C++.
+
+`SourceFile` is what a rule sees: the file's bytes, its tree, and the byte ranges that are not
+code (string and character literals, comments). Renaming and detection work on code tokens
+only, so a `"cudaMalloc failed"` message or a `// cudaMemcpy` comment is never touched.
+
+Two places tree-sitter leaves as raw text are lexed here instead: the body of a `#define`
+(`preproc_arg`) and any ERROR region of a file tree-sitter could not fully parse. That is the
+"token by token" fallback: such a file is still translated, and flagged.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+
+import tree_sitter_cpp
+import tree_sitter_cuda
+from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
+
+CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
+CPP_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".hip", ".inl"})
+
+_NON_CODE = "[(string_literal) (char_literal) (raw_string_literal) (comment) (system_lib_string)] @x"
+_RAW_TEXT = "[(preproc_arg) (ERROR)] @x"
+
+# Strings, chars and comments inside raw text; identifiers are what is left.
+_LEX_NON_CODE = re.compile(
+    rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?\*/', re.S
+)
+IDENTIFIER = re.compile(rb"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted, disjoint union of byte ranges (a string inside an ERROR node is found twice)."""
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            if e > out[-1][1]:
+                out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
+
+
+@cache
+def language(lang: str) -> Language:
+    if lang == "cuda":
+        return Language(tree_sitter_cuda.language())
+    if lang == "cpp":
+        return Language(tree_sitter_cpp.language())
+    raise ValueError(f"no tree-sitter grammar for {lang!r}")
+
+
+@cache
+def _parser(lang: str) -> Parser:
+    return Parser(language(lang))
+
+
+@cache
+def query(lang: str, source: str) -> Query:
+    return Query(language(lang), source)
+
+
+def lang_for(path: str) -> str | None:
+    """tree-sitter grammar for a path: the CUDA grammar for .cu/.cuh, C++ for C/C++ files."""
+    dot = path.rfind(".")
+    suffix = path[dot:].lower() if dot >= 0 else ""
+    if suffix in CUDA_SUFFIXES:
+        return "cuda"
+    if suffix in CPP_SUFFIXES:
+        return "cpp"
+    return None
+
+
+@dataclass
+class SourceFile:
+    """One C/C++/CUDA file: bytes, tree, and where the code is."""
+
+    path: str  # relative, posix
+    data: bytes
+    lang: str
+    tree: Tree = field(init=False)
+    memo: dict[str, object] = field(default_factory=dict, repr=False)  # derived data rules share
+    _non_code_starts: list[int] = field(init=False, repr=False)
+    _non_code_ends: list[int] = field(init=False, repr=False)
+    _line_starts: list[int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.tree = _parser(self.lang).parse(self.data)
+        spans: list[tuple[int, int]] = []
+        for node in self.captures(_NON_CODE):
+            spans.append((node.start_byte, node.end_byte))
+        if self.tree.root_node.has_error or b"#define" in self.data:
+            for node in self.captures(_RAW_TEXT):
+                base = node.start_byte
+                for m in _LEX_NON_CODE.finditer(self.data, base, node.end_byte):
+                    spans.append((m.start(), m.end()))
+        merged = _merge(spans)
+        self._non_code_starts = [s for s, _ in merged]
+        self._non_code_ends = [e for _, e in merged]
+        self._line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.data)]
+
+    @property
+    def parsed(self) -> bool:
+        """True when tree-sitter parsed the whole file without ERROR or MISSING nodes."""
+        return not self.tree.root_node.has_error
+
+    def captures(self, source: str, node: Node | None = None) -> list[Node]:
+        """All nodes captured by a tree-sitter query (any capture name), in source order."""
+        found = QueryCursor(query(self.lang, source)).captures(node or self.tree.root_node)
+        nodes = [n for ns in found.values() for n in ns]
+        nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
+        return nodes
+
+    def matches(self, source: str, node: Node | None = None) -> list[dict[str, list[Node]]]:
+        """Query matches, each as {capture name: nodes}, in source order."""
+        found = QueryCursor(query(self.lang, source)).matches(node or self.tree.root_node)
+        return [caps for _, caps in found]
+
+    def is_code(self, offset: int) -> bool:
+        i = bisect.bisect_right(self._non_code_starts, offset) - 1
+        return i < 0 or offset >= self._non_code_ends[i]
+
+    def identifiers(self) -> Iterator[tuple[int, int, str]]:
+        """(start, end, name) of every identifier-like token in code, in order."""
+        starts, ends = self._non_code_starts, self._non_code_ends
+        j, n = 0, len(starts)
+        data = self.data
+        for m in IDENTIFIER.finditer(data):
+            s = m.start()
+            while j < n and ends[j] <= s:
+                j += 1
+            if j < n and starts[j] <= s:
+                continue
+            yield s, m.end(), m.group().decode()
+
+    def text(self, node: Node) -> str:
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based line and character column of a byte offset."""
+        i = bisect.bisect_right(self._line_starts, offset) - 1
+        col = len(self.data[self._line_starts[i] : offset].decode("utf-8", "replace")) + 1
+        return i + 1, col
+
+    def line_text(self, line: int) -> str:
+        start = self._line_starts[line - 1]
+        end = self.data.find(b"\n", start)
+        return self.data[start : end if end >= 0 else len(self.data)].decode("utf-8", "replace")

@@ -1,0 +1,214 @@
+"""The output tree and its single writer.
+
+`Workspace.create` lays the source tree into the output tree (the source is only ever read),
+and `Workspace.apply` lands agents' patches there. Every landed patch is appended to a ledger
+(`.porter/ledger.jsonl`) with the content hashes before and after, and the replaced text is
+kept under `.porter/blobs/`, so the history of each unit can be read and its last patch from a
+given agent reverted. Applying is idempotent: a patch whose result is already on disk (a run
+resumed after the write but before the checkpoint) is recognised and not applied twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from porter.state import Patch, content_hash
+
+STATE_DIR = ".porter"
+
+
+class BadInput(ValueError):
+    """The user's input cannot be ported as asked; the message names the file (and line)."""
+
+
+class PatchConflict(RuntimeError):
+    """A patch no longer matches the file it was written against."""
+
+
+@dataclass(frozen=True)
+class Landed:
+    seq: int
+    patch: Patch
+    before: str | None  # content hash before (None: the file was created)
+    after: str
+
+
+@dataclass(frozen=True)
+class CopyNote:
+    path: str
+    note: str
+
+
+def check_output_dir(source: Path, output: Path, *, force: bool, resume: bool = False) -> None:
+    """Refuse an output tree inside the source, the source itself, or one that has content."""
+    src, out = source.resolve(), output.resolve()
+    if not src.is_dir():
+        raise BadInput(f"{source}: not a directory")
+    if out == src or src in out.parents:
+        raise BadInput(f"{output}: the output tree must not be inside the source tree {source}")
+    if out in src.parents:
+        raise BadInput(f"{output}: the output tree must not contain the source tree {source}")
+    if resume:
+        if not (out / STATE_DIR).is_dir():
+            raise BadInput(f"{output}: nothing to resume (no {STATE_DIR}/ here)")
+        return
+    if out.exists() and any(out.iterdir()) and not force:
+        raise BadInput(f"{output}: output directory is not empty (pass --force to port into it anyway)")
+
+
+class Workspace:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.state_dir = root / STATE_DIR
+        self.ledger = self.state_dir / "ledger.jsonl"
+        self.blobs = self.state_dir / "blobs"
+
+    @classmethod
+    def create(cls, source: Path, output: Path) -> tuple[Workspace, list[CopyNote]]:
+        """Copy the source tree into the output tree. Links that leave the tree are not followed."""
+        ws = cls(output)
+        ws.blobs.mkdir(parents=True, exist_ok=True)
+        files, notes = tree_files(source)
+        for rel in files:
+            target = output / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source / rel, target)
+            shutil.copymode(source / rel, target)
+        return ws, notes
+
+    def files(self) -> list[str]:
+        """Relative posix paths of every file in the output tree, porter's own state excluded."""
+        out = []
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = sorted(d for d in dirnames if d != STATE_DIR)
+            for name in filenames:
+                out.append((Path(dirpath) / name).relative_to(self.root).as_posix())
+        return sorted(out)
+
+    def read(self, rel: str) -> bytes:
+        return (self.root / rel).read_bytes()
+
+    def apply(self, patches: list[Patch]) -> list[Patch]:
+        """Land patches in order; return those that changed the tree or were already there."""
+        landed = []
+        history = {entry.after for entry in self.history()}
+        for patch in patches:
+            path = self._confined(patch.path)
+            current = path.read_bytes() if path.exists() else None
+            if patch.base_hash is None:
+                new = patch.apply_to(b"")
+                if current is not None and content_hash(current) == content_hash(new) and content_hash(new) in history:
+                    landed.append(patch)  # landed before a resume
+                    continue
+                if current is not None:
+                    raise PatchConflict(f"{patch.path}: exists; a create patch cannot replace it")
+                before = None
+            else:
+                if current is None:
+                    raise PatchConflict(f"{patch.path}: no such file in the output tree")
+                have = content_hash(current)
+                if have != patch.base_hash:
+                    if have in history and self._result_of(patch) == have:
+                        landed.append(patch)
+                        continue
+                    raise PatchConflict(f"{patch.path}: changed since the patch was made ({patch.rule or patch.origin})")
+                new = patch.apply_to(current)
+                before = have
+                (self.blobs / have).write_bytes(current)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(new)
+            after = content_hash(new)
+            (self.blobs / after).write_bytes(new)
+            self._record(patch, before, after)
+            landed.append(patch)
+        return landed
+
+    def history(self, rel: str | None = None) -> list[Landed]:
+        if not self.ledger.exists():
+            return []
+        entries = []
+        for line in self.ledger.read_text().splitlines():
+            raw = json.loads(line)
+            entry = Landed(raw["seq"], Patch.model_validate(raw["patch"]), raw["before"], raw["after"])
+            if rel is None or entry.patch.path == rel:
+                entries.append(entry)
+        return entries
+
+    def revert_last(self, rel: str, agent: str) -> Patch | None:
+        """Undo the latest patch `agent` landed on `rel`, with any later patches on that file.
+
+        Returns the reverted patch, or None when the agent has no patch there.
+        """
+        entries = self.history(rel)
+        idx = next((i for i in range(len(entries) - 1, -1, -1) if entries[i].patch.agent == agent), None)
+        if idx is None:
+            return None
+        target = entries[idx]
+        path = self._confined(rel)
+        if target.before is None:
+            path.unlink()
+        else:
+            path.write_bytes((self.blobs / target.before).read_bytes())
+        self._record(target.patch.model_copy(update={"reason": f"revert: {target.patch.reason}"}),
+                     target.after, target.before or "", kind="revert")
+        return target.patch
+
+    def _result_of(self, patch: Patch) -> str | None:
+        for entry in self.history(patch.path):
+            if entry.patch == patch:
+                return entry.after
+        return None
+
+    def _record(self, patch: Patch, before: str | None, after: str, kind: str = "apply") -> None:
+        seq = len(self.history())
+        with self.ledger.open("a") as fh:
+            fh.write(json.dumps({"seq": seq, "kind": kind, "before": before, "after": after,
+                                 "patch": patch.model_dump(mode="json")}) + "\n")
+
+    def _confined(self, rel: str) -> Path:
+        """The absolute path of `rel`, refusing anything that escapes the output tree."""
+        path = (self.root / rel).resolve()
+        if self.root.resolve() not in path.parents:
+            raise PatchConflict(f"{rel}: outside the output tree")
+        if STATE_DIR in Path(rel).parts:
+            raise PatchConflict(f"{rel}: porter's own state is not patchable")
+        return path
+
+
+def tree_files(source: Path) -> tuple[list[str], list[CopyNote]]:
+    """Relative paths of the regular files of a tree, and notes on what was left out.
+
+    Symbolic links are followed only while they stay inside the tree; porter's own state
+    directory is skipped, so an output tree can be scanned like a source tree.
+    """
+    root = source.resolve()
+    files: list[str] = []
+    notes: list[CopyNote] = []
+
+    def leaves(path: Path) -> bool:
+        if not path.is_symlink():
+            return False
+        target = path.resolve()
+        if target == root or root in target.parents:
+            return False
+        notes.append(CopyNote(path.relative_to(root).as_posix(),
+                              f"symbolic link to {os.readlink(path)} leaves the source tree: not followed"))
+        return True
+
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        here = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if d != STATE_DIR and not leaves(here / d))
+        for name in sorted(filenames):
+            path = here / name
+            if leaves(path):
+                continue
+            rel = path.relative_to(root).as_posix()
+            if not path.is_file():
+                notes.append(CopyNote(rel, "not a regular file: skipped"))
+                continue
+            files.append(rel)
+    return files, notes
