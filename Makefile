@@ -8,7 +8,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 FIXTURES := reduce matmul_tiled blas_rand torch_ext
-DEBS   := clang-22 lld-22 libamdhip64-dev
+DEBS   := clang-22 lld-22 llvm-22 libamdhip64-dev libhiprand-dev librocrand-dev
 
 .PHONY: setup toolchains demo test bench clean
 
@@ -24,8 +24,8 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 toolchains:
-	@if command -v clang++-22 >/dev/null && [ -f /usr/include/hip/hip_runtime.h ]; then \
-	  echo "toolchains: clang-22 and HIP headers present"; \
+	@if dpkg -s $(DEBS) >/dev/null 2>&1; then \
+	  echo "toolchains: $(DEBS) present"; \
 	elif [ "$$(id -u)" = 0 ]; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBS); \
 	else \

@@ -1,0 +1,44 @@
+"""Project-wide pytest hooks: the `toolchain(name)` marker.
+
+A test marked `@pytest.mark.toolchain("clang")` needs that compiler. Without it the test
+is skipped on a developer machine, but fails when the environment variable CI is set:
+CI installs every toolchain, so a skip there would hide a broken install.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from porter.toolchains import ToolchainMissing
+
+
+def _finders() -> dict[str, Callable[[], Path]]:
+    from porter.toolchains.clang_hip import find_clang
+    from porter.toolchains.nvcc import find_nvcc
+
+    return {"clang": find_clang, "nvcc": find_nvcc}
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for marker in item.iter_markers(name="toolchain"):
+        if len(marker.args) != 1:
+            raise pytest.UsageError(f"{item.nodeid}: toolchain marker takes one name, got {marker.args}")
+        name = marker.args[0]
+        finders = _finders()
+        if name not in finders:
+            raise pytest.UsageError(f"{item.nodeid}: unknown toolchain {name!r}; known: {sorted(finders)}")
+        try:
+            finders[name]()
+        except ToolchainMissing as missing:
+            if os.environ.get("CI"):
+                pytest.fail(f"toolchain {name!r} missing in CI: {missing}", pytrace=False)
+            pytest.skip(f"toolchain {name!r} missing: {missing}")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-goldens", action="store_true",
+                     help="rewrite fixtures/golden/<project>/ from the current port (review the diff)")

@@ -1,0 +1,239 @@
+"""porter.toolchains.clang_hip: parsing of recorded clang 22 output, and real compiles.
+
+Recordings in fixtures/toolchains/clang22/ were made once with clang 22.1.8 from the
+sources next to them (command in fixtures/toolchains/README.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from porter.toolchains import ToolchainMissing
+from porter.toolchains.clang_hip import (
+    HEADER_SET,
+    ClangHipOptions,
+    compile_unit,
+    count_mfma,
+    find_clang,
+    overlay_dir,
+    parse_resource_usage,
+)
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "toolchains"
+RECORDED = FIXTURES / "clang22"
+MASK_MESSAGE = ("The mask must be a 64-bit integer. Implicitly promoting a smaller integer "
+                "is almost always an error.")
+
+
+def recorded(name: str) -> tuple[str, str]:
+    return (RECORDED / f"{name}.remarks.txt").read_text(), (RECORDED / f"{name}.s").read_text()
+
+
+# --- parsing recorded output (always run) ---
+
+def test_parse_three_kernels_gfx950() -> None:
+    remarks, asm = recorded("mfma_bf16_gfx950")
+    ks = {k.kernel: k for k in parse_resource_usage(remarks, "u.hip", "gfx950")}
+    assert list(ks) == ["_Z9mfma_tilePKDv8_DF16bS1_PDv4_f", "_Z11lds_reversePf",
+                        "_Z8warp_sumILi64EEvPKfPf"]
+    mfma = ks["_Z9mfma_tilePKDv8_DF16bS1_PDv4_f"]
+    assert (mfma.vgprs, mfma.agprs, mfma.sgprs, mfma.occupancy) == (14, 0, 14, 8)
+    assert (mfma.unit, mfma.arch, mfma.mfma_count) == ("u.hip", "gfx950", 0)  # counted separately
+    assert ks["_Z11lds_reversePf"].lds_bytes == 4096  # __shared__ float s[1024]
+    assert all(k.vgpr_spill == k.sgpr_spill == k.scratch_bytes == 0 for k in ks.values())
+
+
+def test_parse_spills_gfx942() -> None:
+    remarks, _ = recorded("spill_gfx942")
+    (k,) = parse_resource_usage(remarks, "s.hip", "gfx942")
+    assert (k.vgprs, k.vgpr_spill, k.sgpr_spill, k.scratch_bytes) == (64, 28, 0, 336)
+
+
+def test_symbolic_remarks_need_metadata() -> None:
+    remarks, asm = recorded("extern_call_gfx950")
+    assert "VGPRs: _Z1kPf.num_vgpr" in remarks  # the external __ocml_* calls leave it open
+    with pytest.raises(ValueError, match="symbolic"):
+        parse_resource_usage(remarks, "e.hip", "gfx950")
+    (k,) = parse_resource_usage(remarks, "e.hip", "gfx950", metadata=asm)
+    # From the amdhsa metadata: .vgpr_count 42, .sgpr_count 42 (36 numbered + 6 extra).
+    assert (k.vgprs, k.sgprs, k.agprs) == (42, 42, 0)
+    # 42 VGPRs -> 48 allocated -> 512 // 48 = 10, capped at gfx950's 8 waves per SIMD.
+    assert k.occupancy == 8
+
+
+def test_parse_rejects_truncated_block() -> None:
+    remarks, _ = recorded("spill_gfx942")
+    cut = "\n".join(line for line in remarks.splitlines() if "LDS Size" not in line)
+    with pytest.raises(ValueError, match="lds_bytes"):
+        parse_resource_usage(cut, "s.hip", "gfx942")
+
+
+def test_parse_ignores_unrelated_text() -> None:
+    assert parse_resource_usage("warning: unused variable 'x'\n", "u", "gfx950") == []
+
+
+def test_count_mfma_per_function() -> None:
+    _, asm = recorded("mfma_bf16_gfx950")
+    assert count_mfma(asm) == {"_Z9mfma_tilePKDv8_DF16bS1_PDv4_f": 1, "_Z11lds_reversePf": 0,
+                               "_Z8warp_sumILi64EEvPKfPf": 0}
+
+
+def test_count_mfma_synthetic() -> None:
+    asm = "\n".join([
+        "\t.type\tf,@function", "f:", "\tv_mfma_f32_32x32x16_bf16 a[0:15], v[0:3], v[4:7], 0",
+        "\tv_smfmac_f32_16x16x64_bf16 v[0:3], v[4:7], v[8:15], v16", "\ts_endpgm", ".Lfunc_end0:",
+        "\t.type\tg,@function", "g:", "\tv_add_f32 v0, v1, v2", ".Lfunc_end1:",
+    ])
+    assert count_mfma(asm) == {"f": 2, "g": 0}
+
+
+# --- options, lookup, overlay ---
+
+@pytest.mark.parametrize("kwargs", [{"arch": "sm_90"}, {"arch": "gfx1100"}, {"std": "c++11"},
+                                    {"opt": "-Ofast"}, {"defines": ("1BAD",)}])
+def test_options_rejected(kwargs: dict) -> None:
+    with pytest.raises(ValueError):
+        ClangHipOptions(**kwargs)
+
+
+def test_options_frozen_and_paths() -> None:
+    opts = ClangHipOptions(arch="gfx942", include_dirs=("inc",), defines=("N=4",))
+    assert opts.include_dirs == (Path("inc"),)
+    with pytest.raises(AttributeError):
+        opts.arch = "gfx950"  # type: ignore[misc]
+
+
+def test_missing_clang_names_paths_and_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PORTER_CLANG", raising=False)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr("porter.toolchains.clang_hip.CLANG_CANDIDATES", ("clang++-22", "/nonexistent/clang++"))
+    with pytest.raises(ToolchainMissing) as err:
+        find_clang()
+    assert all(s in str(err.value) for s in ("clang++-22", "/nonexistent/clang++", "PORTER_CLANG"))
+
+
+def test_bad_override_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PORTER_CLANG", "/nonexistent/clang++")
+    with pytest.raises(ToolchainMissing, match="PORTER_CLANG=/nonexistent/clang"):
+        find_clang()
+
+
+def test_overlay_headers_say_what_they_stand_in_for() -> None:
+    headers = sorted(overlay_dir().rglob("*.h"))
+    assert {h.name for h in headers} >= {"hip_runtime.h", "hip_bf16.h", "hip_fp16.h", "hipblas.h"}
+    for h in headers:
+        head = h.read_text()[:600]
+        assert head.startswith("/* porter overlay"), h
+        assert "ROCm" in head, h
+    assert "HIP 5.2" in HEADER_SET
+
+
+# --- real compiles ---
+
+def compile_snippet(tmp_path: Path, code: str, arch: str = "gfx950"):
+    src = tmp_path / "unit.hip"
+    src.write_text("#include <hip/hip_runtime.h>\n" + code)
+    return compile_unit(src, ClangHipOptions(arch=arch), tmp_path / "build")
+
+
+WARP_SUM = """
+__global__ void warp_sum(const float* in, float* out) {
+  float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(MASK, v, o);
+  if (threadIdx.x % warpSize == 0) out[blockIdx.x] = v;
+}
+"""
+
+
+@pytest.mark.toolchain("clang")
+def test_warp_reduction_with_64bit_mask_compiles(tmp_path: Path) -> None:
+    build, kernels = compile_snippet(tmp_path, WARP_SUM.replace("MASK", "0xffffffffffffffffull"))
+    assert build.ok, build.stderr
+    assert [k.kernel for k in kernels] == ["warp_sum(float const*, float*)"]
+    assert build.cmd[1:4] == ("-x", "hip", "--offload-arch=gfx950")
+    assert Path(build.artifacts[0]).is_file()
+
+
+@pytest.mark.toolchain("clang")
+def test_warp_reduction_with_32bit_mask_fails_as_on_rocm63(tmp_path: Path) -> None:
+    build, kernels = compile_snippet(tmp_path, WARP_SUM.replace("MASK", "0xffffffff"))
+    assert not build.ok and kernels == []
+    assert MASK_MESSAGE in build.stderr
+
+
+@pytest.mark.toolchain("clang")
+def test_other_sync_functions_check_the_mask(tmp_path: Path) -> None:
+    ok, _ = compile_snippet(tmp_path, """
+__global__ void k(int* out) {
+  unsigned long long m = __activemask();
+  static_assert(sizeof(m) == 8, "");
+  int p;
+  out[threadIdx.x] = __ballot_sync(m, 1) + __any_sync(m, 1) + __all_sync(m, 1)
+      + __match_any_sync(m, threadIdx.x & 3) + __match_all_sync(m, 1.0f, &p) + p
+      + __shfl_xor_sync(m, 1, 1) + __shfl_up_sync(m, 1, 1) + __shfl_sync(m, 1, 0);
+}""")
+    assert ok.ok, ok.stderr
+    bad, _ = compile_snippet(tmp_path, "__global__ void k(int* o) { o[0] = __ballot_sync(0xffffffffu, 1); }")
+    assert MASK_MESSAGE in bad.stderr
+
+
+MFMA = """
+typedef __bf16 bf16x8 __attribute__((ext_vector_type(8)));
+typedef float floatx4 __attribute__((ext_vector_type(4)));
+__global__ void mfma_tile(const bf16x8* a, const bf16x8* b, floatx4* c) {
+  c[threadIdx.x] = __builtin_amdgcn_mfma_f32_16x16x32_bf16(a[threadIdx.x], b[threadIdx.x],
+                                                            c[threadIdx.x], 0, 0, 0);
+}
+"""
+
+
+@pytest.mark.toolchain("clang")
+def test_gfx950_mfma_is_counted_without_spills(tmp_path: Path) -> None:
+    build, (k,) = compile_snippet(tmp_path, MFMA)
+    assert build.ok, build.stderr
+    assert k.mfma_count >= 1
+    assert k.vgpr_spill == k.sgpr_spill == k.scratch_bytes == 0
+
+
+@pytest.mark.toolchain("clang")
+def test_gfx950_only_mfma_fails_on_gfx942(tmp_path: Path) -> None:
+    build, kernels = compile_snippet(tmp_path, MFMA, arch="gfx942")
+    assert not build.ok and kernels == []
+    assert "__builtin_amdgcn_mfma_f32_16x16x32_bf16" in build.stderr
+
+
+@pytest.mark.toolchain("clang")
+def test_lds_bytes_of_static_shared_array(tmp_path: Path) -> None:
+    build, (k,) = compile_snippet(tmp_path, """
+__global__ void rev(float* x) {
+  __shared__ float s[1024];
+  s[threadIdx.x] = x[threadIdx.x];
+  __syncthreads();
+  x[threadIdx.x] = s[1023 - threadIdx.x];
+}""")
+    assert build.ok, build.stderr
+    assert k.lds_bytes == 4096
+    assert k.occupancy == 8  # no external calls left: the work-item stand-ins resolve
+
+
+@pytest.mark.toolchain("clang")
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_bf16_fp16_and_hipblas_headers_compile(tmp_path: Path, arch: str) -> None:
+    build, kernels = compile_snippet(tmp_path, """
+#include <hip/hip_bf16.h>
+#include <hip/hip_fp16.h>
+#include <hipblas/hipblas.h>
+__global__ void k(const __hip_bfloat16* a, __hip_bfloat16* c, __half* h) {
+  __hip_bfloat16 x = a[threadIdx.x] * a[0] + __float2bfloat16(1.5f);
+  float2 f = __bfloat1622float2(__hadd2(__floats2bfloat162_rn(1.f, 2.f), __float2bfloat162_rn(x)));
+  c[threadIdx.x] = __hfma(x, x, __hip_bfloat16(f.x + f.y));
+  h[threadIdx.x] = hrcp(__hadd(h[threadIdx.x], h[0]));
+}
+hipblasStatus_t gemm(hipblasHandle_t hd, const float* a, float* c) {
+  const float one = 1.f;
+  return hipblasSgemm(hd, HIPBLAS_OP_N, HIPBLAS_OP_T, 16, 16, 16, &one, a, 16, a, 16, &one, c, 16);
+}""", arch=arch)
+    assert build.ok, build.stderr
+    assert len(kernels) == 1
