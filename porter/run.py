@@ -15,6 +15,7 @@ from contextlib import closing
 from functools import cache
 from pathlib import Path
 
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from porter.graph import build_graph
@@ -22,6 +23,19 @@ from porter.state import PortOptions, PortState
 from porter.workspace import BadInput, Workspace, check_output_dir
 
 CHECKPOINTS = "checkpoints.sqlite"
+
+
+def _serde() -> JsonPlusSerializer:
+    """A serializer that restores porter's state types, and only those, from a checkpoint."""
+    import enum
+
+    from pydantic import BaseModel
+
+    from porter import state
+
+    types = [(state.__name__, name) for name, obj in vars(state).items()
+             if isinstance(obj, type) and issubclass(obj, (BaseModel, enum.Enum)) and obj.__module__ == state.__name__]
+    return JsonPlusSerializer(allowed_msgpack_modules=types)
 
 
 def new_run_id() -> str:
@@ -44,7 +58,7 @@ def port(source: Path, output: Path, options: PortOptions, *, resume: str | None
     config = {"configurable": {"thread_id": run_id}, "recursion_limit": 200}
     db = output / ".porter" / CHECKPOINTS
     with closing(sqlite3.connect(db, check_same_thread=False)) as conn:
-        graph = build_graph(SqliteSaver(conn))
+        graph = build_graph(SqliteSaver(conn, serde=_serde()))
         if resume is not None and not graph.get_state(config).values:
             raise BadInput(f"{output}: no run {resume!r} recorded in {db}")
         for update in graph.stream(initial, config, stream_mode="updates"):
@@ -77,5 +91,5 @@ def report_context() -> dict:
             toolchains[name] = f"missing: {e}"
             continue
         out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=False).stdout
-        toolchains[name] = next((line for line in out.splitlines() if "version" in line.lower()), str(exe)).strip()
+        toolchains[name] = next((line for line in out.splitlines() if "version" in line.lower() or "release" in line), str(exe)).strip()
     return {"header_set": clang_hip.HEADER_SET, "engine": tables.ENGINE, "toolchains": toolchains}

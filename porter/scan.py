@@ -81,6 +81,8 @@ def scan_tree(root: Path, rels: list[str]) -> Inventory:
 
 
 def find_kernels(unit: SourceFile) -> list[KernelInfo]:
+    if unit.lang != "cuda":
+        return []  # __global__ and <<<>>> exist only in the CUDA grammar (.cu/.cuh)
     launches: dict[str, list[LaunchSite]] = {}
     for m in unit.matches(_LAUNCHES):
         name, call = unit.text(m["name"][0]), m["call"][0]

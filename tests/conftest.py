@@ -42,3 +42,5 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-goldens", action="store_true",
                      help="rewrite fixtures/golden/<project>/ from the current port (review the diff)")
+    parser.addoption("--update-snapshots", action="store_true",
+                     help="rewrite fixtures/reports/*.snap from the current renderers (review the diff)")

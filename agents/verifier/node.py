@@ -67,8 +67,8 @@ def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:
     except ToolchainMissing:
         original_build = None
     if port_build.ok:
-        return UnitResult(unit=unit, verdict="compiled", port_build=port_build,
-                          original_build=original_build, kernels=tuple(kernels))
+        return UnitResult(unit=unit, verdict="compiled", port_build=port_build, original_build=original_build,
+                          kernels=tuple(k.model_copy(update={"unit": unit}) for k in kernels))
     error = first_error(port_build.stderr)
     return UnitResult(unit=unit, verdict="failed", port_build=port_build, original_build=original_build,
                       failure_class=error.failure_class if error else "other",

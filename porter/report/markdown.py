@@ -1,0 +1,163 @@
+"""porter-report.md: the Report as a page a person reads after a port (or in a PR comment).
+
+What was not verified comes right after the summary, before any list of what went well.
+Everything is taken in the Report's order (sorted at build time) and no clock is read, so the
+output is a pure function of the Report and is snapshot-tested (fixtures/reports/*.snap).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from porter.report.model import Report
+from porter.state import Finding, Severity
+
+_TICKS = re.compile(r"`+")
+
+
+def render_markdown(report: Report) -> str:
+    sections = [_header(report), _summary(report), _not_verified(report), _units(report), _changes(report),
+                _hazards(report), _rules(report), _kernels(report), _attempts(report)]
+    return "\n\n".join(s for s in sections if s) + "\n"
+
+
+def _code(text: str) -> str:
+    """An inline code span that survives backticks in the text."""
+    longest = max((len(m) for m in _TICKS.findall(text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _cell(text: str) -> str:
+    # GFM splits table rows on every unescaped pipe, even inside code spans.
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _table(head: list[str], rows: list[list[str]], right: int = 0) -> str:
+    """A GFM table; the last `right` columns are numbers, aligned right."""
+    align = ["---"] * (len(head) - right) + ["---:"] * right
+    lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _header(r: Report) -> str:
+    o = r.options
+    rows = [["source", _code(r.source)], ["output", _code(r.output)], ["target", o.arch],
+            ["porter", r.porter_version], ["translation tables", r.engine], ["HIP headers", r.header_set]]
+    rows += [[name, version] for name, version in r.toolchains.items()]
+    rows.append(["options", f"launch={o.launch}, max_iterations={o.max_iterations}, "
+                            f"verify={'yes' if o.verify else 'no'}, force={'yes' if o.force else 'no'}"])
+    verdict = "passes (exit 0)" if r.exit_code == 0 else f"needs a person (exit 1): {', '.join(r.blocking)}"
+    return f"# porter report {_code(r.run_id)}\n\n{_table(['', ''], rows)}\n\n**Result:** {verdict}."
+
+
+def _summary(r: Report) -> str:
+    s = r.summary
+    kinds = ", ".join(f"{k} {n}" for k, n in s.files_by_kind.items())
+    rows = [["files", f"{s.files} ({kinds})" if kinds else "0"],
+            ["files changed", str(s.files_changed)], ["files created", str(s.files_created)],
+            ["files copied unchanged with a note", str(len(r.copied))], ["kernels", str(s.kernels)],
+            ["units compiled", str(s.units_compiled)], ["units failed", str(s.units_failed)],
+            ["units not checked", str(s.units_not_checked)],
+            ["findings", ", ".join(f"{n} {sev}" for sev, n in s.hazards.items())],
+            ["open hazards", f"{s.open_hazards} ({s.open_errors} error, {s.open_warnings} warning)"]]
+    return "## Summary\n\n" + _table(["", "count"], rows, right=1)
+
+
+def _not_verified(r: Report) -> str:
+    lines = ["## Not verified"]
+    if r.not_verified:
+        warning = "> **These units were not compiled for the target: nothing in this report vouches for them.**"
+        lines += ["", warning, ""]
+        lines += [f"- {_code(n.unit)}: {n.reason}" for n in r.not_verified]
+    else:
+        lines += ["", "Every unit went through the verifier."]
+    missing = [f"- {name}: {v}" for name, v in r.toolchains.items() if v.startswith("missing")]
+    if missing:
+        lines += ["", "Toolchains missing:", "", *missing]
+    if r.notes:
+        lines += ["", "Notes:", "", *(f"- {n}" for n in r.notes)]
+    return "\n".join(lines)
+
+
+def _units(r: Report) -> str:
+    if not r.units:
+        return "## Units\n\nNo translation unit to compile."
+    rows = [[_code(u.unit), u.verdict, u.toolchain, u.failure_class, u.error or u.reason] for u in r.units]
+    return "## Units\n\n" + _table(["unit", "verdict", "toolchain", "failure class", "detail"], rows)
+
+
+def _changes(r: Report) -> str:
+    lines = ["## Changes"]
+    if r.changes:
+        rows = [[_code(c.path) + (" (new)" if c.created else ""), s.agent, s.origin, ", ".join(s.rules),
+                 s.reason, str(s.edits)] for c in r.changes for s in c.steps]
+        lines += ["", _table(["file", "agent", "origin", "rules", "reason", "edits"], rows, right=1)]
+    else:
+        lines += ["", "No file was changed."]
+    if r.copied:
+        lines += ["", "Copied unchanged:", "", *(f"- {_code(c.path)} ({c.kind}): {c.note}" for c in r.copied)]
+    return "\n".join(lines)
+
+
+def _hazards(r: Report) -> str:
+    """Every error and warning, and every unfixed info; fixed info (renames) only as counts."""
+    by_file: dict[str, list[Finding]] = {}
+    for f in r.findings:
+        by_file.setdefault(f.location.path, []).append(f)
+    if not by_file:
+        return "## Hazards\n\nNo rule found anything."
+    out = ["## Hazards"]
+    for path, found in by_file.items():
+        out += ["", f"### {_code(path)}", ""]
+        for f in found:
+            if f.severity is Severity.info and f.fixed:
+                continue
+            # an unfixed info is a fact, not an open hazard: it gets no status
+            status = "" if f.severity is Severity.info else " (fixed)" if f.fixed else " (open)"
+            out.append(f"- **{f.severity}** {_code(f.rule)} at {_code(str(f.location))}{status}: {f.message}")
+            if f.detail and not f.fixed:
+                out += _fenced(f.detail, indent="  ")
+            elif f.snippet:
+                out.append(f"  {_code(f.snippet)}")
+        renames = Counter(f.rule for f in found if f.severity is Severity.info and f.fixed)
+        if renames:
+            out.append("- info, fixed: " + ", ".join(f"{_code(rule)} ×{n}" for rule, n in sorted(renames.items())))
+    return "\n".join(out)
+
+
+def _fenced(text: str, indent: str) -> list[str]:
+    longest = max((len(m) for m in _TICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [indent + fence, *(indent + line if line else "" for line in text.splitlines()), indent + fence]
+
+
+def _rules(r: Report) -> str:
+    if not r.rules:
+        return ""
+    rows = [[_code(c.rule), c.title, str(c.severity), c.agent, c.reason, str(c.found), str(c.fixed), str(c.left)]
+            for c in r.rules]
+    head = ["rule", "title", "severity", "agent", "why left", "found", "fixed", "left for a person"]
+    return "## Rules\n\n" + _table(head, rows, right=3)
+
+
+def _kernels(r: Report) -> str:
+    if not r.kernels:
+        return ""
+    rows = [[_code(k.unit), _code(k.kernel), k.arch, str(k.vgprs), str(k.agprs), str(k.sgprs), str(k.lds_bytes),
+             str(k.scratch_bytes), f"{k.vgpr_spill}/{k.sgpr_spill}", str(k.occupancy), str(k.mfma_count)]
+            for k in r.kernels]
+    head = ["unit", "kernel", "arch", "VGPRs", "AGPRs", "SGPRs", "LDS bytes", "scratch/lane", "spills v/s",
+            "waves/SIMD", "v_mfma"]
+    return ("## Kernel resources\n\nAs the compiler reports them (`-Rpass-analysis=kernel-resource-usage`).\n\n"
+            + _table(head, rows, right=8))
+
+
+def _attempts(r: Report) -> str:
+    if not r.attempts:
+        return ""
+    rows = [[str(a.iteration), _code(a.unit), a.failure_class, a.routed_to, a.message] for a in r.attempts]
+    return "## Verifier attempts\n\n" + _table(["iteration", "unit", "failure class", "routed to", "message"], rows)

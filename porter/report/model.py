@@ -1,0 +1,253 @@
+"""The Report: what a finished run found, changed and proved, as one frozen pydantic model.
+
+`build_report` is the last node's only computation: it reads a `PortState` and the facts the
+state does not hold (the HIP header set the verifier compiled against, the translation tables,
+the toolchain versions) and derives every count once, so the markdown, json, sarif and console
+renderers only format. Lists are sorted here, which makes every rendering deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+
+from pydantic import BaseModel, ConfigDict
+
+from porter import __version__
+from porter import rules as rule_catalog
+from porter.rules import Rule
+from porter.state import (
+    SCHEMA_VERSION,
+    Attempt,
+    FileKind,
+    Finding,
+    KernelResources,
+    PortOptions,
+    PortState,
+    Severity,
+    UnitResult,
+    UnitVerdict,
+)
+
+REPORT_FILES = {"markdown": "porter-report.md", "json": "porter-report.json", "sarif": "porter-report.sarif"}
+SEVERITY_ORDER = {Severity.error: 0, Severity.warning: 1, Severity.info: 2}
+_ERROR_LINE = re.compile(r"\berror\b", re.I)
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def is_open(finding: Finding) -> bool:
+    """An open hazard: not fixed, and severe enough that a person must look (info never is)."""
+    return not finding.fixed and finding.severity in (Severity.error, Severity.warning)
+
+
+class Summary(_Part):
+    files: int
+    files_by_kind: dict[str, int]
+    files_changed: int  # existing files a patch rewrote
+    files_created: int  # new files (compat headers, wrappers)
+    kernels: int
+    units_compiled: int
+    units_failed: int
+    units_not_checked: int
+    hazards: dict[str, int]  # every finding, by severity
+    open_hazards: int  # not fixed, severity error or warning
+    open_errors: int
+    open_warnings: int
+
+
+class ChangeStep(_Part):
+    """One landed patch, as the report tells it."""
+
+    agent: str
+    origin: str
+    rules: list[str]
+    edits: int
+    reason: str
+
+
+class FileChange(_Part):
+    path: str
+    created: bool
+    rules: list[str]
+    edits: int
+    steps: list[ChangeStep]
+
+
+class CopiedFile(_Part):
+    """A file copied to the output tree as it was, and why (binary, not UTF-8, not parsed)."""
+
+    path: str
+    kind: FileKind
+    note: str
+
+
+class RuleCount(_Part):
+    rule: str
+    title: str
+    why: str
+    agent: str
+    severity: Severity
+    fix: str
+    found: int
+    fixed: int
+    left: int  # found - fixed: for a person
+    reason: str  # why some were left: "no fixer", "fix not applied", or both with counts
+
+
+class UnitRecord(_Part):
+    unit: str
+    verdict: UnitVerdict
+    toolchain: str
+    failure_class: str
+    reason: str
+    error: str  # first compiler error line of the port's build
+
+
+class NotVerified(_Part):
+    unit: str
+    reason: str
+
+
+class Report(_Part):
+    schema_version: int
+    porter_version: str
+    run_id: str
+    source: str
+    output: str
+    options: PortOptions
+    header_set: str
+    engine: str
+    toolchains: dict[str, str]
+    summary: Summary
+    changes: list[FileChange]
+    copied: list[CopiedFile]
+    rules: list[RuleCount]
+    findings: list[Finding]
+    units: list[UnitRecord]
+    kernels: list[KernelResources]
+    attempts: list[Attempt]
+    not_verified: list[NotVerified]
+    notes: list[str]
+
+    @property
+    def open_findings(self) -> list[Finding]:
+        return [f for f in self.findings if is_open(f)]
+
+    @property
+    def blocking(self) -> list[str]:
+        """Why the run fails CI, one phrase per cause; empty when it passes."""
+        s = self.summary
+        causes = [(s.units_failed, "unit failed to compile", "units failed to compile"),
+                  (s.units_not_checked, "unit not checked", "units not checked"),
+                  (s.open_errors, "open error", "open errors"),
+                  (s.open_warnings, "open warning", "open warnings")]
+        return [f"{n} {one if n == 1 else many}" for n, one, many in causes if n]
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every unit compiled (or there was none) and no error/warning hazard is open."""
+        return 1 if self.blocking else 0
+
+
+def build_report(state: PortState, *, header_set: str, engine: str, toolchains: dict[str, str],
+                 catalog: Mapping[str, Rule] | None = None) -> Report:
+    """Derive the report of a finished run. `catalog` defaults to the registered rules."""
+    catalog = rule_catalog.load() if catalog is None else catalog
+    findings = sorted(state.findings, key=lambda f: (f.location.path, f.location.line, f.location.column,
+                                                     SEVERITY_ORDER[f.severity], f.rule))
+    units = sorted(state.units.values(), key=lambda u: u.unit)
+    changes = _changes(state)
+    verdicts = Counter(u.verdict for u in units)
+    severities = Counter(f.severity for f in findings)
+    open_sev = Counter(f.severity for f in findings if is_open(f))
+    kinds = Counter(f.kind for f in state.files)
+    summary = Summary(
+        files=len(state.files),
+        files_by_kind={k.value: kinds[k] for k in FileKind if kinds[k]},
+        files_changed=sum(not c.created for c in changes),
+        files_created=sum(c.created for c in changes),
+        kernels=len(state.kernels),
+        units_compiled=verdicts["compiled"], units_failed=verdicts["failed"], units_not_checked=verdicts["not-checked"],
+        hazards={s.value: severities[s] for s in Severity},
+        open_hazards=open_sev.total(), open_errors=open_sev[Severity.error], open_warnings=open_sev[Severity.warning],
+    )
+    return Report(
+        schema_version=SCHEMA_VERSION, porter_version=__version__, run_id=state.run_id,
+        source=state.source, output=state.output, options=state.options,
+        header_set=header_set, engine=engine, toolchains=dict(sorted(toolchains.items())),
+        summary=summary, changes=changes, copied=_copied(state, {c.path for c in changes}),
+        rules=_rule_counts(findings, catalog), findings=findings, units=[_unit_record(u) for u in units],
+        kernels=sorted((k for u in units for k in u.kernels), key=lambda k: (k.unit, k.kernel, k.arch)),
+        attempts=list(state.attempts),
+        not_verified=[NotVerified(unit=u.unit, reason=u.reason or "no reason recorded")
+                      for u in units if u.verdict == "not-checked"],
+        notes=list(state.notes),
+    )
+
+
+def _changes(state: PortState) -> list[FileChange]:
+    """Landed patches grouped by file; steps keep the order in which they landed."""
+    by_path: dict[str, list[ChangeStep]] = {}
+    created: set[str] = set()
+    for p in state.patches:
+        if p.base_hash is None:
+            created.add(p.path)
+        ids = sorted({e.rule for e in p.edits if e.rule} | {r for r in p.rule.split(",") if r})
+        by_path.setdefault(p.path, []).append(ChangeStep(agent=p.agent, origin=p.origin, rules=ids,
+                                                         edits=len(p.edits), reason=p.reason))
+    return [FileChange(path=path, created=path in created, rules=sorted({r for s in steps for r in s.rules}),
+                       edits=sum(s.edits for s in steps), steps=steps)
+            for path, steps in sorted(by_path.items())]
+
+
+def _copied(state: PortState, changed: set[str]) -> list[CopiedFile]:
+    """Unchanged files that carry a reason for being copied as they were."""
+    out = []
+    for f in sorted(state.files, key=lambda f: f.path):
+        if f.path in changed or not (f.note or not f.parsed or f.kind is FileKind.binary):
+            continue
+        note = f.note or ("binary" if f.kind is FileKind.binary else "not parsed")
+        out.append(CopiedFile(path=f.path, kind=f.kind, note=note))
+    return out
+
+
+def _rule_counts(findings: list[Finding], catalog: Mapping[str, Rule]) -> list[RuleCount]:
+    by_rule: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_rule.setdefault(f.rule, []).append(f)
+    out = []
+    for rule_id, found in sorted(by_rule.items()):
+        known = catalog.get(rule_id)
+        fixed = sum(f.fixed for f in found)
+        no_fixer = sum(not f.fixed and not f.fixable for f in found)
+        not_applied = sum(not f.fixed and f.fixable for f in found)
+        out.append(RuleCount(
+            rule=rule_id,
+            title=known.title if known else "not in this porter's rule catalog",
+            why=known.section("Why") if known else "",
+            agent=known.agent if known else found[0].agent,
+            severity=known.severity if known else min((f.severity for f in found), key=SEVERITY_ORDER.get),
+            fix=known.fix if known else "none",
+            found=len(found), fixed=fixed, left=len(found) - fixed,
+            reason=_left_reason(no_fixer, not_applied),
+        ))
+    return out
+
+
+def _left_reason(no_fixer: int, not_applied: int) -> str:
+    if no_fixer and not_applied:
+        return f"no fixer ({no_fixer}), fix not applied ({not_applied})"
+    return "no fixer" if no_fixer else "fix not applied" if not_applied else ""
+
+
+def _unit_record(u: UnitResult) -> UnitRecord:
+    error = ""
+    if u.verdict == "failed" and u.port_build is not None:
+        lines = [line.strip() for line in u.port_build.stderr.splitlines() if line.strip()]
+        error = next((line for line in lines if _ERROR_LINE.search(line)), lines[0] if lines else "")
+    return UnitRecord(unit=u.unit, verdict=u.verdict, toolchain=u.port_build.toolchain if u.port_build else "",
+                      failure_class=u.failure_class, reason=u.reason, error=error[:240])
