@@ -1,0 +1,46 @@
+"""HIP002: CUDA headers replaced by their HIP and ROCm library headers.
+
+Why: the CUDA toolkit's headers are not on a ROCm include path; `<cuda_runtime.h>` must become
+`<hip/hip_runtime.h>`, `<cublas_v2.h>` `<hipblas/hipblas.h>`, `<cub/cub.cuh>` `<hipcub/hipcub.hpp>`,
+`<nccl.h>` `<rccl/rccl.h>`. A system header written with quotes ("cuda_fp16.h") gets angle brackets:
+it lives in ROCm's include directory, not next to the file. A project's own header ("reduce.cuh")
+keeps its name. ATen/c10 CUDA headers are HIP007's (PyTorch extensions only); cudnn.h is HIP006's.
+
+Before:
+    #include <cuda_runtime.h>
+    #include "cuda_fp16.h"
+After:
+    #include <hip/hip_runtime.h>
+    #include <hip/hip_fp16.h>
+
+Fix safety: safe for mapped headers. A CUDA toolkit header with no known HIP header
+(<cuda/pipeline>, <mma.h>) is reported as a warning and left in place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from porter.agents.translator.tokens import classify
+from porter.rules import Hit, RuleContext, rule
+from porter.state import Edit, Severity
+from porter.syntax import SourceFile
+
+# CUDA toolkit header spellings: cuda.h, cuda_*.h, cuda/*, the cu* libraries, nv* tools, mma.h,
+# sm_NN_*intrinsics.h, cooperative_groups/* (HIP has only hip/hip_cooperative_groups.h).
+CUDA_HEADER = re.compile(r"^(?:cuda[_/.]|cu(?:blas|rand|fft|sparse|solver|tensor|file|pti|Complex)\w*\.h"
+                         r"|nv(?:rtc|ToolsExt|ml|shmem|tx)|mma\.h|sm_\d+_|crt/|cooperative_groups/)")
+
+
+@rule(id="HIP002", lang="cuda", severity="info", fix="safe")
+def headers(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    for inc in classify(unit).includes:
+        mapping = inc.mapping
+        if mapping is not None and mapping.family not in ("pytorch", "dnn") and mapping.renames:
+            new = f"<{mapping.hip}>"
+            old = f"<{inc.path}>" if inc.angled else f'"{inc.path}"'
+            yield Hit(inc.start, inc.end, f"{old} -> {new}", edits=(Edit(start=inc.start, end=inc.end, text=new),))
+        elif mapping is None and inc.angled and CUDA_HEADER.match(inc.path) and not inc.path.startswith("cudnn"):
+            yield Hit(inc.start, inc.end, f"<{inc.path}>: no HIP header is known for this CUDA toolkit header",
+                      severity=Severity.warning)

@@ -1,0 +1,46 @@
+"""HIP004: CUDA math and communication libraries mapped to their ROCm counterparts.
+
+Why: cuBLAS, cuBLASLt, cuRAND, cuFFT, cuSPARSE, cuSOLVER and CUB are not on ROCm; hipBLAS,
+hipBLASLt, hipRAND, hipFFT, hipSPARSE, hipSOLVER and hipCUB mirror their APIs name for name
+(cublasSgemm -> hipblasSgemm, cub:: -> hipcub::), and the build must link the ROCm package
+instead. NCCL and Thrust keep their names: RCCL exports the nccl* API and rocThrust the thrust::
+API, so those are reported once per file (info) with the package to link, and not rewritten.
+
+Before:
+    cublasHandle_t h; cublasCreate(&h);
+    cub::BlockReduce<float, 256> reduce;
+After:
+    hipblasHandle_t h; hipblasCreate(&h);
+    hipcub::BlockReduce<float, 256> reduce;
+
+Fix safety: safe: a rename to the ROCm wrapper of the same call. The wrappers' status enums and
+handles are distinct types, so a missed name is a compile error, never a silent mismatch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from porter.agents.translator.tables import LIBRARIES
+from porter.agents.translator.tokens import classify, rename
+from porter.rules import Hit, RuleContext, rule
+from porter.syntax import SourceFile
+
+FAMILIES = frozenset(LIBRARIES) - {"dnn"}
+
+
+@rule(id="HIP004", lang="cuda", severity="info", fix="safe")
+def libraries(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    reported: set[str] = set()
+    for token in classify(unit).tokens:
+        mapping = token.mapping
+        if mapping is None or mapping.family not in FAMILIES:
+            continue
+        lib = LIBRARIES[mapping.family]
+        link = f"link {lib.package}" + (f" ({lib.link})" if lib.link.startswith("-l") else "")
+        if token.kind == "rename":
+            yield rename(token, f"{token.name} -> {mapping.hip}: {lib.cuda} -> {lib.rocm}; {link}")
+        elif token.kind == "same" and mapping.family not in reported:
+            reported.add(mapping.family)
+            yield Hit(token.start, token.end,
+                      f"{token.name}: {lib.cuda} keeps its names on ROCm ({lib.rocm} provides them); {link}")

@@ -1,0 +1,247 @@
+"""CUDA -> HIP name tables: one immutable index the translator's HIP rules look names up in.
+
+Sources, in order of precedence: torch.utils.hipify's `cuda_to_hip_mappings` ("hipify-torch"), then
+porter's own additions (`porter_map.py`, "porter"). Both hipify formats are read: 1.x values are
+tuples (hip name, conversion type, api type[, HIP_UNSUPPORTED]); 2.x (torch >= 2.9) values are
+plain HIP names. Without torch the index holds porter's table alone and `ENGINE` says so.
+
+PyTorch entries (torch's PYTORCH_SPECIFIC / C10 maps, and the ATen/c10 header renames) live in
+separate dictionaries: they apply only to files of a PyTorch extension. Caffe2 maps are left out:
+they are Meta-internal path fragments, and some map HIP back to CUDA (HIP_CHECK -> CUDA_CHECK).
+cuDNN entries are left out of every rename: MIOpen is not a drop-in (HIP006 reports cuDNN use).
+
+`index()` is built once per process; every lookup is a dict probe.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import re
+from dataclasses import dataclass
+from functools import cache
+from types import MappingProxyType
+
+from porter.agents.translator import porter_map
+
+Source = str  # "hipify-torch" | "porter"
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+# Classified by the HIP name first (it names the ROCm library), then by the CUDA name.
+_FAMILY_BY_PREFIX = (
+    ("hipblasLt", "blaslt"), ("hipblaslt", "blaslt"), ("HIPBLASLT", "blaslt"), ("hipblas", "blas"), ("HIPBLAS", "blas"),
+    ("hipsparseLt", "sparselt"), ("hipsparselt", "sparselt"), ("HIPSPARSELT", "sparselt"), ("hipsparse", "sparse"), ("HIPSPARSE", "sparse"),
+    ("hipsolver", "solver"), ("HIPSOLVER", "solver"), ("hiprand", "rand"), ("HIPRAND", "rand"),
+    ("rocrand", "rand"), ("hipfft", "fft"), ("HIPFFT", "fft"), ("hipcub", "cub"), ("miopen", "dnn"),
+    ("MIOPEN", "dnn"), ("hiprtc", "rtc"), ("HIPRTC", "rtc"), ("roctx", "roctx"), ("roctracer", "roctx"),
+    ("rsmi", "smi"), ("RSMI", "smi"), ("rocm_smi", "smi"), ("thrust", "thrust"), ("rccl", "nccl"),
+    ("cudnn", "dnn"), ("CUDNN", "dnn"), ("nccl", "nccl"), ("NCCL", "nccl"), ("nvml", "smi"),
+)
+_DRIVER = re.compile(r"^(?:cu[A-Z]|CU[a-z]|CU_|CUDA_ERROR_)")
+
+
+@dataclass(frozen=True, slots=True)
+class Mapping:
+    cuda: str
+    hip: str
+    family: str  # runtime driver blas blaslt rand fft sparse sparselt solver cub nccl thrust rtc roctx smi dnn pytorch
+    supported: bool = True
+    source: Source = "hipify-torch"
+
+    @property
+    def renames(self) -> bool:
+        return self.supported and self.hip != self.cuda
+
+
+@dataclass(frozen=True, slots=True)
+class Library:
+    cuda: str  # as NVIDIA writes it
+    rocm: str  # the ROCm library that replaces it
+    package: str  # ROCm package / CMake package to link
+    link: str  # linker flag
+
+
+# Package and library names as ROCm ships them (rocm.docs.amd.com, each project's install page).
+LIBRARIES = MappingProxyType({
+    "blas": Library("cuBLAS", "hipBLAS", "hipblas", "-lhipblas"),
+    "blaslt": Library("cuBLASLt", "hipBLASLt", "hipblaslt", "-lhipblaslt"),
+    "rand": Library("cuRAND", "hipRAND", "hiprand (over rocrand)", "-lhiprand"),
+    "fft": Library("cuFFT", "hipFFT", "hipfft (over rocfft)", "-lhipfft"),
+    "sparse": Library("cuSPARSE", "hipSPARSE", "hipsparse", "-lhipsparse"),
+    "sparselt": Library("cuSPARSELt", "hipSPARSELt", "hipsparselt", "-lhipsparselt"),
+    "solver": Library("cuSOLVER", "hipSOLVER", "hipsolver", "-lhipsolver"),
+    "cub": Library("CUB", "hipCUB", "hipcub (header-only, over rocprim)", "no library"),
+    "thrust": Library("Thrust", "rocThrust", "rocthrust (header-only, same thrust:: API)", "no library"),
+    "nccl": Library("NCCL", "RCCL", "rccl", "-lrccl"),
+    "rtc": Library("NVRTC", "hipRTC", "hip (amdhip64)", "-lhiprtc"),
+    "roctx": Library("NVTX", "ROCTX", "roctracer", "-lroctx64"),
+    "smi": Library("NVML", "ROCm SMI", "rocm_smi_lib", "-lrocm_smi64"),
+    "dnn": Library("cuDNN", "MIOpen", "miopen", "-lMIOpen"),
+})
+
+# A name with one of these prefixes keeps its name in ROCm: RCCL exports the NCCL API.
+SAME_NAME_PREFIXES = tuple((p, "nccl") for p in porter_map.NCCL_PREFIXES)
+
+# hipify renames includes under these ATen directories by path (hipify_python.preprocessor, mk_repl).
+_ATEN_CUDA_DIRS = ("ATen/cuda", "ATen/native/cuda", "ATen/native/nested/cuda", "ATen/native/quantized/cuda",
+                   "ATen/native/sparse/cuda", "ATen/native/transformers/cuda")
+
+
+def family_of(cuda: str, hip: str) -> str:
+    for name in (hip, cuda):
+        for prefix, family in _FAMILY_BY_PREFIX:
+            if name.startswith(prefix):
+                return family
+    return "driver" if _DRIVER.match(cuda) else "runtime"
+
+
+@dataclass(frozen=True)
+class Index:
+    """Everything the HIP rules look up. Read-only views over dicts built once."""
+
+    names: MappingProxyType  # identifier -> Mapping, for any CUDA file
+    namespaces: MappingProxyType  # `cub` -> Mapping(hipcub): applies before `::`
+    qualified: MappingProxyType  # "thrust::cuda" -> Mapping: a name after `Q::`
+    headers: MappingProxyType  # "cuda_runtime.h" -> Mapping("hip/hip_runtime.h")
+    header_prefixes: tuple[tuple[str, Mapping], ...]  # directory renames ("thrust/system/cuda")
+    pytorch_names: MappingProxyType  # extension files only
+    pytorch_headers: MappingProxyType  # extension files only
+    engine: str
+    counts: MappingProxyType  # source -> number of entries taken
+
+    def lookup(self, name: str, *, extension: bool = False) -> Mapping | None:
+        found = self.names.get(name)
+        if found is None and extension:
+            found = self.pytorch_names.get(name)
+        if found is None:
+            for prefix, family in SAME_NAME_PREFIXES:
+                if name.startswith(prefix):
+                    return Mapping(name, name, family, source="porter")
+        return found
+
+    def header(self, path: str, *, extension: bool = False) -> Mapping | None:
+        found = self.headers.get(path)
+        if found is None and extension:
+            found = self.pytorch_headers.get(path) or _aten_header(path)
+        if found is None:
+            for prefix, mapping in self.header_prefixes:
+                if path.startswith(prefix + "/"):
+                    return Mapping(path, mapping.hip + path[len(prefix):], mapping.family, source=mapping.source)
+        return found
+
+
+def _aten_header(path: str) -> Mapping | None:
+    """hipify's path rule for ATen CUDA headers: cuda -> hip in directories, CUDA -> HIP in the file name."""
+    if not path.startswith(_ATEN_CUDA_DIRS):
+        return None
+    head, _, base = path.rpartition("/")
+    hip = head.replace("cuda", "hip") + "/" + base.replace("cuda", "hip").replace("CUDA", "HIP")
+    return Mapping(path, hip, "pytorch")
+
+
+def _header_key(key: str) -> str:
+    """hipify spells some include keys with their context ('include <cuda.h', '<nccl.h>')."""
+    key = key.removeprefix("include ").strip()
+    return key.strip('<>"')
+
+
+def _is_header(key: str) -> bool:
+    key = _header_key(key)
+    return "/" in key or key.endswith((".h", ".hpp", ".cuh"))
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.names: dict[str, Mapping] = {}
+        self.namespaces: dict[str, Mapping] = {}
+        self.qualified: dict[str, Mapping] = {}
+        self.headers: dict[str, Mapping] = {}
+        self.prefixes: dict[str, Mapping] = {}
+        self.pytorch_names: dict[str, Mapping] = {}
+        self.pytorch_headers: dict[str, Mapping] = {}
+        self.counts = {"hipify-torch": 0, "porter": 0}
+
+    def add(self, cuda: str, hip: str, *, supported: bool = True, pytorch: bool = False,
+            source: Source = "hipify-torch", family: str | None = None) -> None:
+        cuda_key = cuda.strip()
+        hip = hip.strip()
+        if cuda_key.startswith(("hip", "HIP")) or "::hip::" in cuda_key:
+            return  # a reverse entry (HIP -> CUDA), Meta-internal
+        if _is_header(cuda):
+            header = _header_key(cuda_key)
+            fam = family or ("pytorch" if pytorch else family_of(header, _header_key(hip)))
+            table = self.pytorch_headers if pytorch else (self.headers if "." in header else self.prefixes)
+            self._put(table, header, Mapping(header, _header_key(hip), fam, supported, source))
+            return
+        if family_of(cuda_key, hip) == "dnn":
+            return  # never renamed; HIP006 reports cuDNN use
+        fam = family or ("pytorch" if pytorch else family_of(cuda_key, hip))
+        if cuda_key.endswith("::") and _IDENT.match(cuda_key[:-2]):
+            key, table, hip = cuda_key[:-2], self.namespaces, hip.removesuffix("::")
+        elif "::" in cuda_key:
+            if cuda_key.split("::", 1)[0] in self.namespaces:
+                return  # cub::X: covered by the namespace rename
+            key, table = cuda_key, self.qualified
+        elif _IDENT.match(cuda_key):
+            key, table = cuda_key, self.pytorch_names if pytorch else self.names
+        else:
+            return  # environment settings such as CUDA_LAUNCH_BLOCKING=1
+        self._put(table, key, Mapping(key, hip, fam, supported, source))
+
+    def _put(self, table: dict[str, Mapping], key: str, mapping: Mapping) -> None:
+        if key not in table:  # hipify's first entry wins, as in its own PYTORCH_MAP; porter never overrides
+            table[key] = mapping
+            self.counts[mapping.source] += 1
+
+    def index(self, engine: str) -> Index:
+        ro = MappingProxyType
+        return Index(ro(self.names), ro(self.namespaces), ro(self.qualified), ro(self.headers),
+                     tuple(sorted(self.prefixes.items(), key=lambda kv: -len(kv[0]))),
+                     ro(self.pytorch_names), ro(self.pytorch_headers), engine, ro(dict(self.counts)))
+
+
+def _add_torch(builder: _Builder) -> str:
+    """Take hipify-torch's tables; return the engine description, or raise ImportError."""
+    mod = importlib.import_module("torch.utils.hipify.cuda_to_hip_mappings")
+    unsupported = getattr(mod, "HIP_UNSUPPORTED", 47)  # hipify 1.x constants.py values
+    pytorch_apis = {getattr(mod, n, v) for n, v in (("API_PYTORCH", 1337), ("API_C10", 1339))}
+    caffe2 = {id(getattr(mod, n, None)) for n in ("CAFFE2_SPECIFIC_MAPPINGS", "CAFFE2_PATH_MAPPINGS")}
+    pytorch_maps = {id(getattr(mod, n, None)) for n in ("PYTORCH_SPECIFIC_MAPPINGS", "C10_MAPPINGS")}
+    for table in mod.CUDA_TO_HIP_MAPPINGS:
+        if id(table) in caffe2:
+            continue
+        for cuda, value in table.items():
+            hip, meta = (value, ()) if isinstance(value, str) else (value[0], value[1:])
+            if getattr(mod, "API_CAFFE2", 1338) in meta:
+                continue
+            builder.add(cuda, hip, supported=unsupported not in meta,
+                        pytorch=id(table) in pytorch_maps or bool(pytorch_apis.intersection(meta)))
+    version = importlib.import_module("torch.utils.hipify.version").__version__
+    return f"hipify-torch {version} (torch {importlib.metadata.version('torch')}) + porter"
+
+
+def _add_porter(builder: _Builder) -> None:
+    for cuda, hip, family in porter_map.NAMES:
+        builder.add(cuda, hip, source="porter", family=family)
+    for cuda, hip, family in porter_map.HEADERS:
+        builder.add(cuda, hip, source="porter", family=family)
+
+
+@cache
+def index() -> Index:
+    """The merged, read-only index; built on first use, then shared by every rule and file."""
+    builder = _Builder()
+    try:
+        engine = _add_torch(builder)
+    except ImportError as err:
+        engine = f"porter table only (torch.utils.hipify not importable: {err})"
+    _add_porter(builder)
+    return builder.index(engine)
+
+
+def __getattr__(name: str) -> str:
+    # ENGINE is computed on first access, so importing this module never imports torch.
+    if name == "ENGINE":
+        return index().engine
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

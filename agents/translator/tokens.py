@@ -1,0 +1,144 @@
+"""One pass over a file's code tokens and includes, shared by the HIP rules (HIP001-HIP007).
+
+`classify(unit)` looks every identifier and `#include` of a file up in `tables.index()` once and
+stores the result in `unit.memo`, so the seven rules read one classification instead of rescanning.
+Tokens come from `SourceFile.identifiers()`: code only, never strings or comments; `#define`
+bodies and tree-sitter ERROR regions are lexed too, so a file that does not parse still ports.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from porter.agents.translator.tables import Mapping, index
+from porter.rules import Hit
+from porter.state import Edit
+from porter.syntax import SourceFile
+
+_MEMO_KEY = "translator.tokens"
+
+# Spellings the CUDA toolkit uses for its own names; an unmapped one is a HIP005 hazard.
+CUDA_LOOKING = re.compile(r"^(?:cuda[A-Z]|cu[A-Z]|CU_|CUDA_|__nv_|nv[A-Z]|nvshmem)")
+MACRO_LIKE = re.compile(r"^[A-Z0-9_]+$")
+_DNN = re.compile(r"^(?:cudnn|CUDNN_)")
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+_EXTENSION_HEADERS = ("torch/", "ATen/", "c10/")
+
+# Names a file declares itself (its own wrappers and macros) are the project's, not CUDA's.
+_DECLARED = """
+(function_declarator declarator: (identifier) @n)
+(preproc_def name: (identifier) @n)
+(preproc_function_def name: (identifier) @n)
+(init_declarator declarator: (identifier) @n)
+(declaration declarator: (identifier) @n)
+(parameter_declaration declarator: (identifier) @n)
+(type_definition declarator: (type_identifier) @n)
+(struct_specifier name: (type_identifier) @n)
+(class_specifier name: (type_identifier) @n)
+(enumerator name: (identifier) @n)
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    start: int
+    end: int
+    name: str
+    kind: str  # "rename" | "same" (kept name, e.g. nccl) | "unsupported" | "unknown" | "dnn"
+    mapping: Mapping | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Include:
+    start: int  # the path with its delimiters: `<cuda_runtime.h>` or `"cuda_fp16.h"`
+    end: int
+    path: str
+    angled: bool
+    mapping: Mapping | None
+
+
+@dataclass(frozen=True, slots=True)
+class Classified:
+    extension: bool  # includes torch/ATen/c10 headers: a PyTorch extension
+    includes: tuple[Include, ...]
+    tokens: tuple[Token, ...]
+
+
+def classify(unit: SourceFile) -> Classified:
+    found = unit.memo.get(_MEMO_KEY)
+    if not isinstance(found, Classified):
+        found = _classify(unit)
+        unit.memo[_MEMO_KEY] = found
+    return found
+
+
+def _includes(unit: SourceFile) -> list[tuple[int, int, str, bool]]:
+    """(start, end, path, angled) of each `#include` whose `#` is code (not inside a block comment)."""
+    out = []
+    for m in _INCLUDE.finditer(unit.data):
+        if unit.is_code(unit.data.index(b"#", m.start())):
+            out.append((m.start(1), m.end(), m.group(2).decode("utf-8", "replace").strip(), m.group(1) == b"<"))
+    return out
+
+
+def _classify(unit: SourceFile) -> Classified:
+    ix = index()
+    raw = _includes(unit)
+    extension = any(path.startswith(_EXTENSION_HEADERS) for _, _, path, _ in raw)
+    includes = tuple(Include(s, e, p, a, ix.header(p, extension=extension)) for s, e, p, a in raw)
+    spans = [(i.start, i.end) for i in includes]
+    tokens: list[Token] = []
+    unknown: list[Token] = []
+    data = unit.data
+    for start, end, name in unit.identifiers():
+        if spans and any(s <= start < e for s, e in spans):
+            continue
+        token = _token(ix, data, start, end, name, extension)
+        if token is None:
+            continue
+        (unknown if token.kind == "unknown" else tokens).append(token)
+    if unknown:
+        declared = {unit.text(n) for n in unit.captures(_DECLARED)}
+        tokens.extend(t for t in unknown if t.name not in declared)
+        tokens.sort(key=lambda t: t.start)
+    return Classified(extension, includes, tuple(tokens))
+
+
+def _token(ix, data: bytes, start: int, end: int, name: str, extension: bool) -> Token | None:
+    if _DNN.match(name):
+        return Token(start, end, name, "dnn")
+    if data[end:end + 2] == b"::" and name in ix.namespaces:
+        return Token(start, end, name, "rename", ix.namespaces[name])
+    if name == "thrust" and data[end:end + 2] == b"::":
+        return Token(start, end, name, "same", _THRUST)
+    qualifier = _qualifier(data, start)
+    if qualifier:
+        mapping = ix.qualified.get(f"{qualifier}::{name}")
+        if mapping is not None and (extension or mapping.family != "pytorch"):
+            return Token(start, end, name, "rename", Mapping(name, mapping.hip.rpartition("::")[2],
+                                                             mapping.family, source=mapping.source))
+    mapping = ix.lookup(name, extension=extension)
+    if mapping is None:
+        return Token(start, end, name, "unknown") if CUDA_LOOKING.match(name) else None
+    if not mapping.supported:
+        return Token(start, end, name, "unsupported", mapping)
+    return Token(start, end, name, "rename" if mapping.renames else "same", mapping)
+
+
+_THRUST = Mapping("thrust", "thrust", "thrust", source="porter")
+_QUALIFIER = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)\s*::\s*$")
+
+
+def _qualifier(data: bytes, start: int) -> str:
+    """The namespace written just before a name (`thrust::cuda` -> 'thrust'), or ''."""
+    if b"::" not in data[max(0, start - 4):start]:
+        return ""
+    m = _QUALIFIER.search(data, max(0, start - 128), start)
+    return m.group(1).decode() if m else ""
+
+
+def rename(token: Token, message: str) -> Hit:
+    """A fixable hit that replaces the whole token by its HIP name (kind "rename" carries a mapping)."""
+    hip = token.mapping.hip  # type: ignore[union-attr]
+    return Hit(token.start, token.end, message, edits=(Edit(start=token.start, end=token.end, text=hip),))

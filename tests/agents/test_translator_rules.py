@@ -1,0 +1,93 @@
+"""The translator's HIP rules on small sources: what is renamed, what is left, what is reported."""
+
+from __future__ import annotations
+
+from porter import rules
+from porter.rules import RuleContext, run_rules
+from porter.state import PortOptions
+from porter.syntax import SourceFile
+
+HIP = [r for r in rules.rules_for("translator", "cuda") if r.id.startswith("HIP")]
+
+
+def port(src: str, ids: tuple[str, ...] | None = None, path: str = "k.cu", **options):
+    unit = SourceFile(path, src.encode(), "cuda")
+    chosen = [r for r in HIP if ids is None or r.id in ids]
+    result = run_rules(unit, chosen, RuleContext(PortOptions(**options)), agent="translator")
+    out = result.patch.apply_to(unit.data).decode() if result.patch else src
+    return out, result.findings
+
+
+def test_only_code_tokens_are_renamed() -> None:
+    src = 'void f(float* p) {\n  // cudaMemcpy copies below\n  if (cudaMalloc(&p, 4)) puts("cudaMalloc failed");\n}\n'
+    out, _ = port(src, ("HIP001",))
+    assert out == 'void f(float* p) {\n  // cudaMemcpy copies below\n  if (hipMalloc(&p, 4)) puts("cudaMalloc failed");\n}\n'
+
+
+def test_names_that_only_contain_a_cuda_name_stay() -> None:
+    src = "void my_cudaMalloc(void**);\nint cudaMallocWrapper(int);\nint g() { my_cudaMalloc(0); return cudaMallocWrapper(1); }\n"
+    out, findings = port(src)
+    assert out == src
+    assert not findings
+
+
+def test_macro_bodies_are_renamed() -> None:
+    src = '#define CHECK(x) do { if ((x) != cudaSuccess) puts(cudaGetErrorString(x)); } while (0)\n'
+    out, _ = port(src, ("HIP001",))
+    assert out == '#define CHECK(x) do { if ((x) != hipSuccess) puts(hipGetErrorString(x)); } while (0)\n'
+
+
+def test_file_with_parse_error_is_translated_token_by_token() -> None:
+    src = "void f( {\n  cudaStream_t s;; ))) cudaStreamCreate(&s);\n"
+    unit = SourceFile("k.cu", src.encode(), "cuda")
+    assert not unit.parsed
+    out, _ = port(src, ("HIP001",))
+    assert out == "void f( {\n  hipStream_t s;; ))) hipStreamCreate(&s);\n"
+
+
+EXTENSION = "#include <torch/extension.h>\n#include <ATen/cuda/CUDAContext.h>\n#if CUDA_VERSION >= 11000\n#endif\n"
+PLAIN = '#include <cuda_runtime.h>\n#include "cuda/CUDAContext.h"\n#if CUDA_VERSION >= 11000\n#endif\n'
+
+
+def test_pytorch_renames_only_in_extension_files() -> None:
+    out, _ = port(EXTENSION, ("HIP007",))
+    assert out == "#include <torch/extension.h>\n#include <ATen/hip/HIPContext.h>\n#if TORCH_HIP_VERSION >= 11000\n#endif\n"
+    out, findings = port(PLAIN, ("HIP001", "HIP002", "HIP007"))
+    assert out == '#include <hip/hip_runtime.h>\n#include "cuda/CUDAContext.h"\n#if CUDA_VERSION >= 11000\n#endif\n'
+    assert not [f for f in findings if f.rule == "HIP007"]
+
+
+def test_unknown_cuda_name_is_a_hip005_hazard_at_its_place() -> None:
+    src = "void f() {\n  int x = 0;\n    cudaFooBar(x);\n}\n"
+    out, findings = port(src)
+    assert out == src
+    [hit] = [f for f in findings if f.rule == "HIP005"]
+    assert (hit.severity, hit.location.line, hit.location.column) == ("error", 3, 5)
+    assert "cudaFooBar" in hit.message and "no HIP equivalent" in hit.message
+
+
+def test_cudnn_is_a_hazard_not_a_rename() -> None:
+    out, findings = port("#include <cudnn.h>\ncudnnHandle_t h;\n")
+    assert out == "#include <cudnn.h>\ncudnnHandle_t h;\n"
+    assert {f.rule for f in findings} == {"HIP006"} and all(f.severity == "error" for f in findings)
+
+
+def test_chevron_launch_is_left_by_default_and_composes_with_renames() -> None:
+    src = "__global__ void k(int);\nvoid f(cudaStream_t s) { k<<<2, 64, 0, s>>>(1); }\n"
+    out, findings = port(src, ("HIP003",))
+    assert out == src and not findings
+    out, _ = port(src, ("HIP001", "HIP003"), launch="hipLaunchKernelGGL")
+    assert out == "__global__ void k(int);\nvoid f(hipStream_t s) { hipLaunchKernelGGL(k, dim3(2), dim3(64), 0, s, 1); }\n"
+
+
+def test_library_findings_name_the_rocm_package() -> None:
+    _, findings = port("void f() { cublasHandle_t h; ncclComm_t c; ncclCommDestroy(c); }\n", ("HIP004",))
+    messages = [f.message for f in findings]
+    assert any("hipBLAS" in m and "hipblas" in m for m in messages)
+    assert sum("RCCL" in m for m in messages) == 1  # the kept NCCL names are reported once per file
+
+
+def test_all_rules_share_one_classification() -> None:
+    unit = SourceFile("k.cu", b"cudaStream_t s;\n", "cuda")
+    run_rules(unit, HIP, RuleContext(), agent="translator")
+    assert list(unit.memo) == ["translator.tokens"]
