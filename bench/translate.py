@@ -167,9 +167,12 @@ def run_porter(src: Path, dst: Path) -> int:
 def run_torch(src: Path, dst: Path) -> None:
     from torch.utils.hipify import hipify_python
 
-    with contextlib.redirect_stdout(io.StringIO()):
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        # hip_clang_launch=True keeps <<<>>> launches, as porter does by default. torch copies
+        # the tree into `dst` itself and only when `dst` does not exist yet.
         hipify_python.hipify(project_directory=str(src), output_directory=str(dst), includes=["*"],
-                             show_detailed=False, show_progress=False, is_pytorch_extension=False)
+                             show_detailed=False, show_progress=False, hip_clang_launch=True,
+                             is_pytorch_extension=False)
 
 
 def best_of(repeat: int, fn, *args) -> tuple[float, object]:
@@ -196,20 +199,25 @@ def main() -> int:
         warm = root / "warm"
         warm.mkdir()
         shutil.copy(next(corpus.iterdir()), warm)
-        for fn, out in ((run_porter, root / "w1"), (run_torch, root / "w2")):
-            out.mkdir()
-            fn(warm, out)
+        (root / "w1").mkdir()
+        run_porter(warm, root / "w1")
+        run_torch(warm, root / "w2")
 
-        def fresh(name: str, fn):
+        def fresh(name: str, fn, make: bool):
             def go():
                 out = root / name
                 shutil.rmtree(out, ignore_errors=True)
-                out.mkdir()
+                if make:
+                    out.mkdir()
                 return fn(corpus, out)
             return go
 
-        porter_s, parsed = best_of(args.repeat, fresh("porter", run_porter))
-        torch_s, _ = best_of(args.repeat, fresh("torch", run_torch))
+        porter_s, parsed = best_of(args.repeat, fresh("porter", run_porter, True))
+        torch_s, _ = best_of(args.repeat, fresh("torch", run_torch, False))
+        # torch copies the tree, then writes each hipified unit beside its copy as .hip
+        torch_files = sum(1 for p in (root / "torch").rglob("*.hip"))
+        if torch_files != args.files:
+            raise SystemExit(f"torch.utils.hipify wrote {torch_files} .hip files, expected {args.files}")
     print(f"corpus: {args.files} files, {lines} lines (seed {args.seed}); best of {args.repeat} runs each")
     print(f"porter translator: {porter_s:8.3f} s  {lines / porter_s:12,.0f} lines/s  "
           f"(tree-sitter parsed {parsed}/{args.files} files without errors)")

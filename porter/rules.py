@@ -11,6 +11,7 @@ and a `RuleContext` with the run's options. They never touch disk.
 
 from __future__ import annotations
 
+import bisect
 import importlib
 import pkgutil
 import re
@@ -49,8 +50,6 @@ class TextFile:
         return self.data.decode()
 
     def line_col(self, offset: int) -> tuple[int, int]:
-        import bisect
-
         i = bisect.bisect_right(self._line_starts, offset) - 1
         return i + 1, len(self.data[self._line_starts[i] : offset].decode("utf-8", "replace")) + 1
 
@@ -171,12 +170,10 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
     its finding is reported as not fixed, so two rules never fight over the same bytes.
     """
     findings: list[Finding] = []
-    taken: list[Edit] = []
+    taken = _Taken()
     for r in rules:
         for hit in r.func(unit, ctx):
-            fixed = bool(hit.edits) and not any(_overlaps(e, t) for e in hit.edits for t in taken)
-            if fixed:
-                taken.extend(e.model_copy(update={"rule": r.id}) for e in hit.edits)
+            fixed = bool(hit.edits) and taken.add(hit.edits, r.id)
             line, col = unit.line_col(hit.start)
             end_line, end_col = unit.line_col(hit.end)
             findings.append(Finding(
@@ -186,17 +183,44 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
                 fixable=bool(hit.edits), fixed=fixed, detail=hit.detail,
             ))
     patch = None
-    if taken:
-        ids = sorted({e.rule for e in taken})
-        patch = Patch(path=unit.path, base_hash=content_hash(unit.data), edits=tuple(taken), agent=agent,
-                      rule=",".join(ids), reason=f"{len(taken)} edits by {', '.join(ids)}")
+    if taken.edits:
+        ids = sorted({e.rule for e in taken.edits})
+        patch = Patch(path=unit.path, base_hash=content_hash(unit.data), edits=tuple(taken.edits), agent=agent,
+                      rule=",".join(ids), reason=f"{len(taken.edits)} edits by {', '.join(ids)}")
     return RunResult(findings, patch)
 
 
-def _overlaps(a: Edit, b: Edit) -> bool:
-    if a.start == a.end == b.start == b.end:
-        return True  # two insertions at one point: order would be arbitrary
-    return a.start < b.end and b.start < a.end
+class _Taken:
+    """The edits accepted so far, kept sorted so an overlap check is a binary search."""
+
+    def __init__(self) -> None:
+        self.edits: list[Edit] = []
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+
+    def _free(self, start: int, end: int) -> bool:
+        i = bisect.bisect_left(self._starts, start)
+        if i > 0 and self._ends[i - 1] > start:
+            return False
+        while i < len(self._starts) and (self._starts[i] < end or self._starts[i] == start):
+            s, e = self._starts[i], self._ends[i]
+            # Two insertions at one point would land in arbitrary order: a clash too.
+            if s == e == start == end or (start < e and s < end):
+                return False
+            i += 1
+        return True
+
+    def add(self, edits: tuple[Edit, ...], rule_id: str) -> bool:
+        """Take all of a hit's edits, or none of them when any overlaps one already taken."""
+        if not all(self._free(e.start, e.end) for e in edits):
+            return False
+        for e in edits:
+            i = bisect.bisect_left(self._starts, e.start)
+            self._starts.insert(i, e.start)
+            self._ends.insert(i, e.end)
+            self.edits.append(e if e.rule == rule_id else Edit.model_construct(
+                start=e.start, end=e.end, text=e.text, rule=rule_id))
+        return True
 
 
 def node_hits(nodes: Iterable, message: Callable[[object], str]) -> Iterator[Hit]:

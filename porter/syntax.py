@@ -24,8 +24,9 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
 CPP_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".hip", ".inl"})
 
-_NON_CODE = "[(string_literal) (char_literal) (raw_string_literal) (comment) (system_lib_string)] @x"
-_RAW_TEXT = "[(preproc_arg) (ERROR)] @x"
+# One traversal finds both what is not code and the raw text tree-sitter leaves unparsed.
+_NON_CODE = ("[(string_literal) (char_literal) (raw_string_literal) (comment) (system_lib_string)] @literal"
+             " [(preproc_arg) (ERROR)] @raw")
 
 # Strings, chars and comments inside raw text; identifiers are what is left.
 _LEX_NON_CODE = re.compile(
@@ -91,14 +92,10 @@ class SourceFile:
 
     def __post_init__(self) -> None:
         self.tree = _parser(self.lang).parse(self.data)
-        spans: list[tuple[int, int]] = []
-        for node in self.captures(_NON_CODE):
-            spans.append((node.start_byte, node.end_byte))
-        if self.tree.root_node.has_error or b"#define" in self.data:
-            for node in self.captures(_RAW_TEXT):
-                base = node.start_byte
-                for m in _LEX_NON_CODE.finditer(self.data, base, node.end_byte):
-                    spans.append((m.start(), m.end()))
+        found = QueryCursor(query(self.lang, _NON_CODE)).captures(self.tree.root_node)
+        spans = [(n.start_byte, n.end_byte) for n in found.get("literal", ())]
+        for node in found.get("raw", ()):
+            spans.extend(m.span() for m in _LEX_NON_CODE.finditer(self.data, node.start_byte, node.end_byte))
         merged = _merge(spans)
         self._non_code_starts = [s for s, _ in merged]
         self._non_code_ends = [e for _, e in merged]
@@ -125,12 +122,16 @@ class SourceFile:
         i = bisect.bisect_right(self._non_code_starts, offset) - 1
         return i < 0 or offset >= self._non_code_ends[i]
 
-    def identifiers(self) -> Iterator[tuple[int, int, str]]:
-        """(start, end, name) of every identifier-like token in code, in order."""
+    def identifiers(self, pattern: re.Pattern[bytes] = IDENTIFIER) -> Iterator[tuple[int, int, str]]:
+        """(start, end, name) of every identifier-like token in code, in order.
+
+        `pattern` may narrow the scan to the identifiers a caller cares about (it must match
+        whole identifiers only), so the filtering happens in the regex engine, not in Python.
+        """
         starts, ends = self._non_code_starts, self._non_code_ends
         j, n = 0, len(starts)
         data = self.data
-        for m in IDENTIFIER.finditer(data):
+        for m in pattern.finditer(data):
             s = m.start()
             while j < n and ends[j] <= s:
                 j += 1

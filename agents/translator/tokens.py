@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
-from porter.agents.translator.tables import Mapping, index
+from porter.agents.translator.tables import SAME_NAME_PREFIXES, Mapping, index
 from porter.rules import Hit
 from porter.state import Edit
 from porter.syntax import SourceFile
@@ -82,8 +83,43 @@ def _includes(unit: SourceFile) -> list[tuple[int, int, str, bool]]:
     return out
 
 
+@cache
+def _worth_a_look() -> tuple[frozenset[str], re.Pattern[str], re.Pattern[bytes]]:
+    """Names and prefixes any table could act on, and a scanner for identifiers that may be one.
+
+    Most identifiers of a CUDA file (int, float, i, threadIdx, ...) are none of the translator's
+    business. The scanner only stops at identifiers that begin like a table entry (their first
+    three characters, as a trie) or like a CUDA name, so the rest never reach Python; the set
+    probe and anchored regex then decide exactly.
+    """
+    ix = index()
+    names = frozenset(ix.names) | frozenset(ix.pytorch_names) | frozenset(ix.namespaces)
+    names |= {key.rpartition("::")[2] for key in ix.qualified} | {"thrust"}
+    prefixes = [CUDA_LOOKING.pattern.removeprefix("^"), _DNN.pattern.removeprefix("^")]
+    prefixes += [re.escape(prefix) for prefix, _ in SAME_NAME_PREFIXES]
+    exact = re.compile("|".join(f"(?:{p})" for p in prefixes))
+    starts = _trie_regex({n[:3] for n in names})
+    scanner = re.compile(rf"(?<![A-Za-z0-9_])(?:{starts}|{exact.pattern})[A-Za-z0-9_]*".encode())
+    return names, exact, scanner
+
+
+def _trie_regex(words: set[str]) -> str:
+    """A regex matching exactly `words`, factored by common prefix (cheap for the regex engine)."""
+    by_head: dict[str, set[str]] = {}
+    ends = False
+    for w in words:
+        if w:
+            by_head.setdefault(w[0], set()).add(w[1:])
+        else:
+            ends = True
+    alts = [re.escape(h) + (f"(?:{_trie_regex(rest)})" if rest != {""} else "") for h, rest in sorted(by_head.items())]
+    body = "|".join(alts)
+    return f"(?:{body})?" if ends and alts else body
+
+
 def _classify(unit: SourceFile) -> Classified:
     ix = index()
+    names, prefixes, scanner = _worth_a_look()
     raw = _includes(unit)
     extension = any(path.startswith(_EXTENSION_HEADERS) for _, _, path, _ in raw)
     includes = tuple(Include(s, e, p, a, ix.header(p, extension=extension)) for s, e, p, a in raw)
@@ -91,7 +127,9 @@ def _classify(unit: SourceFile) -> Classified:
     tokens: list[Token] = []
     unknown: list[Token] = []
     data = unit.data
-    for start, end, name in unit.identifiers():
+    for start, end, name in unit.identifiers(scanner):
+        if name not in names and not prefixes.match(name):
+            continue
         if spans and any(s <= start < e for s, e in spans):
             continue
         token = _token(ix, data, start, end, name, extension)
