@@ -3,7 +3,8 @@
 Sources, in order of precedence: torch.utils.hipify's `cuda_to_hip_mappings` ("hipify-torch"), then
 porter's own additions (`porter_map.py`, "porter"). Both hipify formats are read: 1.x values are
 tuples (hip name, conversion type, api type[, HIP_UNSUPPORTED]); 2.x (torch >= 2.9) values are
-plain HIP names. Without torch the index holds porter's table alone and `ENGINE` says so.
+plain HIP names. Without torch, the same tables come from `hipify_torch_snapshot.json`, frozen
+from a torch release by `python -m porter.agents.translator.tables` (and `ENGINE` says which).
 
 PyTorch entries (torch's PYTORCH_SPECIFIC / C10 maps, and the ATen/c10 header renames) live in
 separate dictionaries: they apply only to files of a PyTorch extension. Caffe2 maps are left out:
@@ -17,9 +18,11 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import json
 import re
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from types import MappingProxyType
 
 from porter.agents.translator import porter_map
@@ -201,13 +204,18 @@ class _Builder:
                      ro(self.pytorch_names), ro(self.pytorch_headers), engine, ro(dict(self.counts)))
 
 
-def _add_torch(builder: _Builder) -> str:
-    """Take hipify-torch's tables; return the engine description, or raise ImportError."""
+Entry = tuple[str, str, bool, bool]  # (cuda, hip, supported, pytorch-only)
+SNAPSHOT = Path(__file__).with_name("hipify_torch_snapshot.json")
+
+
+def torch_entries() -> tuple[list[Entry], str]:
+    """hipify-torch's tables as entries, with their version; raises ImportError without torch."""
     mod = importlib.import_module("torch.utils.hipify.cuda_to_hip_mappings")
     unsupported = getattr(mod, "HIP_UNSUPPORTED", 47)  # hipify 1.x constants.py values
     pytorch_apis = {getattr(mod, n, v) for n, v in (("API_PYTORCH", 1337), ("API_C10", 1339))}
     caffe2 = {id(getattr(mod, n, None)) for n in ("CAFFE2_SPECIFIC_MAPPINGS", "CAFFE2_PATH_MAPPINGS")}
     pytorch_maps = {id(getattr(mod, n, None)) for n in ("PYTORCH_SPECIFIC_MAPPINGS", "C10_MAPPINGS")}
+    entries: list[Entry] = []
     for table in mod.CUDA_TO_HIP_MAPPINGS:
         if id(table) in caffe2:
             continue
@@ -215,10 +223,29 @@ def _add_torch(builder: _Builder) -> str:
             hip, meta = (value, ()) if isinstance(value, str) else (value[0], value[1:])
             if getattr(mod, "API_CAFFE2", 1338) in meta:
                 continue
-            builder.add(cuda, hip, supported=unsupported not in meta,
-                        pytorch=id(table) in pytorch_maps or bool(pytorch_apis.intersection(meta)))
+            entries.append((cuda, hip, unsupported not in meta,
+                            id(table) in pytorch_maps or bool(pytorch_apis.intersection(meta))))
     version = importlib.import_module("torch.utils.hipify.version").__version__
-    return f"hipify-torch {version} (torch {importlib.metadata.version('torch')}) + porter"
+    return entries, f"hipify-torch {version} (torch {importlib.metadata.version('torch')})"
+
+
+def write_snapshot(path: Path = SNAPSHOT) -> str:
+    """Freeze the installed torch's tables into the package, so porter ports without torch."""
+    entries, engine = torch_entries()
+    path.write_text(json.dumps({"engine": engine, "entries": entries}, indent=0) + "\n")
+    return engine
+
+
+def _add_torch(builder: _Builder) -> str:
+    """hipify-torch's tables: from torch when installed, else from the snapshot shipped with porter."""
+    try:
+        entries, engine = torch_entries()
+    except ImportError:
+        frozen = json.loads(SNAPSHOT.read_text())
+        entries, engine = frozen["entries"], f"{frozen['engine']}, snapshot shipped with porter"
+    for cuda, hip, supported, pytorch in entries:
+        builder.add(cuda, hip, supported=supported, pytorch=pytorch)
+    return engine + " + porter"
 
 
 def _add_porter(builder: _Builder) -> None:
@@ -232,10 +259,7 @@ def _add_porter(builder: _Builder) -> None:
 def index() -> Index:
     """The merged, read-only index; built on first use, then shared by every rule and file."""
     builder = _Builder()
-    try:
-        engine = _add_torch(builder)
-    except ImportError as err:
-        engine = f"porter table only (torch.utils.hipify not importable: {err})"
+    engine = _add_torch(builder)
     _add_porter(builder)
     return builder.index(engine)
 
@@ -245,3 +269,7 @@ def __getattr__(name: str) -> str:
     if name == "ENGINE":
         return index().engine
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if __name__ == "__main__":
+    print(f"wrote {SNAPSHOT} from {write_snapshot()}")
