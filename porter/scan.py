@@ -11,12 +11,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from porter.agents.translator.buildfiles import build_lang
 from porter.state import FileKind, FileRecord, KernelInfo, LaunchSite, Location
 from porter.syntax import CPP_SUFFIXES, CUDA_SUFFIXES, SourceFile, lang_for
 
-BUILD_FILES = {"CMakeLists.txt": FileKind.cmake, "Makefile": FileKind.makefile, "makefile": FileKind.makefile,
-               "GNUmakefile": FileKind.makefile, "setup.py": FileKind.setup_py}
-BUILD_SUFFIXES = {".cmake": FileKind.cmake, ".mk": FileKind.makefile}
 
 # Sizes of the scalar types that shared arrays are commonly declared with (bytes, as on both vendors).
 TYPE_BYTES = {"char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "int8_t": 1, "uint8_t": 1,
@@ -42,12 +40,10 @@ def classify(rel: str, data: bytes) -> tuple[FileKind, str]:
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         return FileKind.binary, f"not UTF-8 (first bad byte on line {line}): copied unchanged"
+    if (lang := build_lang(rel)) is not None:
+        return FileKind(lang), ""
     name = rel.rsplit("/", 1)[-1]
     suffix = name[name.rfind("."):].lower() if "." in name else ""
-    if name in BUILD_FILES:
-        return BUILD_FILES[name], ""
-    if suffix in BUILD_SUFFIXES:
-        return BUILD_SUFFIXES[suffix], ""
     if suffix in CUDA_SUFFIXES:
         return FileKind.cuda, ""
     if suffix in CPP_SUFFIXES:
