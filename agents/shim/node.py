@@ -38,12 +38,12 @@ def shim(state: PortState, ws: Workspace) -> AgentOutput:
         if not hits:
             continue
         pieces |= {importlib.import_module(r.module).HEADER for r in rules if any(f.rule == r.id for f in hits)}
-        include = _include_patch(unit)
+        include = _include_patch(unit, ",".join(sorted({f.rule for f in hits})))
         if include:
             patches.append(include)
         findings.extend(f.model_copy(update={"fixable": True, "fixed": True}) for f in hits)
     if pieces:
-        patches.insert(0, _header_patch(ws, pieces))
+        patches.insert(0, _header_patch(ws, pieces, ",".join(sorted({f.rule for f in findings}))))
     attempts = handback(state, AGENT, "no compat piece declares this name") if state.iteration else []
     return AgentOutput(findings=tuple(findings), patches=tuple(p for p in patches if p), attempts=tuple(attempts))
 
@@ -59,20 +59,20 @@ def render_header(pieces: set[str]) -> str:
     return "\n".join(parts)
 
 
-def _header_patch(ws: Workspace, pieces: set[str]) -> Patch | None:
+def _header_patch(ws: Workspace, pieces: set[str], rule: str) -> Patch | None:
     text = render_header(pieces)
     reason = f"compat header with {', '.join(sorted(pieces))}"
     path = ws.root / COMPAT_HEADER
     if not path.exists():
-        return Patch.create(COMPAT_HEADER, text, agent=AGENT, rule="SHIM", reason=reason)
+        return Patch.create(COMPAT_HEADER, text, agent=AGENT, rule=rule, reason=reason)
     current = path.read_bytes()
     if current.decode() == text:
         return None
     return Patch(path=COMPAT_HEADER, base_hash=content_hash(current),
-                 edits=(Edit(start=0, end=len(current), text=text, rule="SHIM"),), agent=AGENT, rule="SHIM", reason=reason)
+                 edits=(Edit(start=0, end=len(current), text=text, rule=rule),), agent=AGENT, rule=rule, reason=reason)
 
 
-def _include_patch(unit: SourceFile) -> Patch | None:
+def _include_patch(unit: SourceFile, rule: str) -> Patch | None:
     """Include the compat header after the unit's last top-level #include (or at the top)."""
     target = posixpath.relpath(COMPAT_HEADER, posixpath.dirname(unit.path) or ".")
     line = f'#include "{target}"\n'
@@ -82,5 +82,5 @@ def _include_patch(unit: SourceFile) -> Patch | None:
     at = top_level[-1].end_byte if top_level else 0
     if at and unit.data[at - 1 : at] != b"\n":
         line = "\n" + line
-    return Patch(path=unit.path, base_hash=content_hash(unit.data), edits=(Edit(start=at, end=at, text=line, rule="SHIM"),),
-                 agent=AGENT, rule="SHIM", reason=f"include {COMPAT_HEADER}")
+    return Patch(path=unit.path, base_hash=content_hash(unit.data), edits=(Edit(start=at, end=at, text=line, rule=rule),),
+                 agent=AGENT, rule=rule, reason=f"include {COMPAT_HEADER}")

@@ -1,0 +1,40 @@
+"""The verifier: error classes, routing back to the owning agent, and the iteration budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from porter.agents.verifier.failures import first_error, route_of
+from porter.run import port
+from porter.state import PortOptions
+
+
+@pytest.mark.parametrize(("stderr", "cls", "agent"), [
+    ("a.cu:3:5: error: use of undeclared identifier 'cudaFooBar'", "cuda-name-left", "translator"),
+    ("a.cu:3:5: error: use of undeclared identifier '__nanosleep'", "missing-declaration", "shim"),
+    ("a.cu:1:10: fatal error: 'cudnn.h' file not found", "header-not-found", "translator"),
+    ("x.h:9:3: error: static assertion failed due to requirement 'sizeof(unsigned int) == 8': "
+     "The mask must be a 64-bit integer. Implicitly promoting a smaller integer is almost always an error.",
+     "sync-mask-width", "microarch"),
+    ("a.cu:4:1: error: expected ';' after expression", "other", "translator"),
+])
+def test_first_error_is_classified_and_routed(stderr: str, cls: str, agent: str) -> None:
+    error = first_error("a.cu:1:1: warning: unused\n" + stderr + "\n1 error generated.\n")
+    assert error is not None and error.failure_class == cls and route_of(cls) == agent
+    assert first_error("a.cu:1:1: warning: only a warning\n") is None
+
+
+@pytest.mark.toolchain("clang")
+def test_failing_unit_is_routed_until_the_budget_is_spent(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text("#include <cuda_runtime.h>\n__global__ void k(int* p) { cudaFooBar(p); }\n")
+    state = port(src, tmp_path / "out", PortOptions(max_iterations=2))
+    unit = state.units["k.cu"]
+    assert unit.verdict == "failed" and unit.failure_class == "cuda-name-left"
+    assert "cudaFooBar" in unit.reason
+    assert [(a.iteration, a.routed_to) for a in state.attempts] == [(1, "translator")]
+    assert any("budget (2) spent" in n for n in state.notes)
+    assert any(f.rule == "HIP005" and f.location.line == 2 for f in state.findings)
