@@ -8,8 +8,9 @@ string literals that mention CUDA names), then times, in the same run and on the
   porter  every HIP### rule of the translator over a tree-sitter parse of each file, edits
           applied, result written to an output tree (no compile);
   torch   torch.utils.hipify.hipify_python.hipify over the same directory, into another tree.
-It prints lines/s for both and their ratio (best of --repeat runs each), and the number of
-files porter parsed without ERROR nodes. Target (issue 2): porter at least as fast as torch.
+It prints lines/s for both and their ratio (best of --repeat runs each), the number of files
+porter parsed without ERROR nodes, and the time tree-sitter's parse alone takes on the corpus.
+Target (issue 2): porter at least as fast as torch.
 """
 
 from __future__ import annotations
@@ -164,6 +165,15 @@ def run_porter(src: Path, dst: Path) -> int:
     return parsed
 
 
+def parse_only(src: Path, _dst: Path) -> None:
+    """The floor under porter's figure: reading and tree-sitter parsing each file, nothing else."""
+    from porter.syntax import _parser
+
+    parser = _parser("cuda")
+    for path in sorted(src.iterdir()):
+        parser.parse(path.read_bytes())
+
+
 def run_torch(src: Path, dst: Path) -> None:
     from torch.utils.hipify import hipify_python
 
@@ -214,6 +224,7 @@ def main() -> int:
 
         porter_s, parsed = best_of(args.repeat, fresh("porter", run_porter, True))
         torch_s, _ = best_of(args.repeat, fresh("torch", run_torch, False))
+        parse_s, _ = best_of(args.repeat, fresh("parse", parse_only, True))
         # torch copies the tree, then writes each hipified unit beside its copy as .hip
         torch_files = sum(1 for p in (root / "torch").rglob("*.hip"))
         if torch_files != args.files:
@@ -222,6 +233,7 @@ def main() -> int:
     print(f"porter translator: {porter_s:8.3f} s  {lines / porter_s:12,.0f} lines/s  "
           f"(tree-sitter parsed {parsed}/{args.files} files without errors)")
     print(f"torch.utils.hipify: {torch_s:7.3f} s  {lines / torch_s:12,.0f} lines/s")
+    print(f"tree-sitter parse alone: {parse_s:6.3f} s  {lines / parse_s:12,.0f} lines/s  (the floor of any parsing translator)")
     print(f"ratio porter/torch throughput: {torch_s / porter_s:.2f}x")
     return 0
 

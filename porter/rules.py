@@ -176,9 +176,12 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
             fixed = bool(hit.edits) and taken.add(hit.edits, r.id)
             line, col = unit.line_col(hit.start)
             end_line, end_col = unit.line_col(hit.end)
-            findings.append(Finding(
+            # Built without re-validation: every field comes from the registry or the file itself,
+            # and a large file yields thousands of these.
+            findings.append(Finding.model_construct(
                 rule=r.id, severity=hit.severity or r.severity, message=hit.message,
-                location=Location(path=unit.path, line=line, column=col, end_line=end_line, end_column=end_col),
+                location=Location.model_construct(path=unit.path, line=line, column=col,
+                                                  end_line=end_line, end_column=end_col),
                 snippet=unit.line_text(line).strip(), agent=agent,
                 fixable=bool(hit.edits), fixed=fixed, detail=hit.detail,
             ))
@@ -218,8 +221,7 @@ class _Taken:
             i = bisect.bisect_left(self._starts, e.start)
             self._starts.insert(i, e.start)
             self._ends.insert(i, e.end)
-            self.edits.append(e if e.rule == rule_id else Edit.model_construct(
-                start=e.start, end=e.end, text=e.text, rule=rule_id))
+            self.edits.append(e if e.rule == rule_id else e._replace(rule=rule_id))
         return True
 
 

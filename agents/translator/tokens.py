@@ -9,6 +9,7 @@ bodies and tree-sitter ERROR regions are lexed too, so a file that does not pars
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -27,6 +28,7 @@ _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
 _EXTENSION_HEADERS = ("torch/", "ATen/", "c10/")
 
 # Names a file declares itself (its own wrappers and macros) are the project's, not CUDA's.
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
 _DECLARED = """
 (function_declarator declarator: (identifier) @n)
 (preproc_def name: (identifier) @n)
@@ -123,21 +125,28 @@ def _classify(unit: SourceFile) -> Classified:
     raw = _includes(unit)
     extension = any(path.startswith(_EXTENSION_HEADERS) for _, _, path, _ in raw)
     includes = tuple(Include(s, e, p, a, ix.header(p, extension=extension)) for s, e, p, a in raw)
-    spans = [(i.start, i.end) for i in includes]
+    spans = iter([(i.start, i.end) for i in includes])
+    span = next(spans, None)
     tokens: list[Token] = []
     unknown: list[Token] = []
     data = unit.data
     for start, end, name in unit.identifiers(scanner):
         if name not in names and not prefixes.match(name):
             continue
-        if spans and any(s <= start < e for s, e in spans):
-            continue
+        while span is not None and span[1] <= start:
+            span = next(spans, None)
+        if span is not None and span[0] <= start:
+            continue  # inside an include path: HIP002 owns it
         token = _token(ix, data, start, end, name, extension)
         if token is None:
             continue
         (unknown if token.kind == "unknown" else tokens).append(token)
     if unknown:
-        declared = {unit.text(n) for n in unit.captures(_DECLARED)}
+        # Most of a file's own CUDA-looking names are macros (CUDA_CHECK); a regex finds those
+        # without a second walk of the tree, which only runs for names it leaves open.
+        declared = {m.group(1).decode() for m in _DEFINE.finditer(data)}
+        if any(t.name not in declared for t in unknown):
+            declared |= {unit.text(n) for n in unit.captures(_DECLARED)}
         tokens.extend(t for t in unknown if t.name not in declared)
         tokens.sort(key=lambda t: t.start)
     return Classified(extension, includes, tuple(tokens))
@@ -176,7 +185,18 @@ def _qualifier(data: bytes, start: int) -> str:
     return m.group(1).decode() if m else ""
 
 
-def rename(token: Token, message: str) -> Hit:
-    """A fixable hit that replaces the whole token by its HIP name (kind "rename" carries a mapping)."""
-    hip = token.mapping.hip  # type: ignore[union-attr]
-    return Hit(token.start, token.end, message, edits=(Edit(start=token.start, end=token.end, text=hip),))
+def renames(tokens: Iterable[Token], message: Callable[[Token], str]) -> Iterator[Hit]:
+    """One fixable hit per distinct name, at its first use, replacing every use by its HIP name.
+
+    A file says `cudaMalloc` a dozen times; the report wants one line for it, not twelve, and
+    the translator's throughput depends on not building a finding per occurrence.
+    """
+    groups: dict[str, list[Token]] = {}
+    for token in tokens:
+        groups.setdefault(token.name, []).append(token)
+    for uses in groups.values():
+        first = uses[0]
+        hip = first.mapping.hip  # type: ignore[union-attr]
+        edits = tuple(Edit(t.start, t.end, hip) for t in uses)
+        count = f" ({len(uses)} uses)" if len(uses) > 1 else ""
+        yield Hit(first.start, first.end, message(first) + count, edits=edits)

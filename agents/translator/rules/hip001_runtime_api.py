@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.translator.tokens import classify, rename
+from porter.agents.translator.tokens import classify, renames
 from porter.rules import Hit, RuleContext, rule
 from porter.syntax import SourceFile
 
@@ -30,6 +30,5 @@ FAMILIES = frozenset({"runtime", "driver"})
 
 @rule(id="HIP001", lang="cuda", severity="info", fix="safe")
 def runtime_api(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    for token in classify(unit).tokens:
-        if token.kind == "rename" and token.mapping.family in FAMILIES:
-            yield rename(token, f"{token.name} -> {token.mapping.hip} (HIP {token.mapping.family} API)")
+    chosen = (t for t in classify(unit).tokens if t.kind == "rename" and t.mapping.family in FAMILIES)
+    yield from renames(chosen, lambda t: f"{t.name} -> {t.mapping.hip} (HIP {t.mapping.family} API)")

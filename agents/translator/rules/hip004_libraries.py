@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from porter.agents.translator.tables import LIBRARIES
-from porter.agents.translator.tokens import classify, rename
+from porter.agents.translator.tokens import classify, renames
 from porter.rules import Hit, RuleContext, rule
 from porter.syntax import SourceFile
 
@@ -32,15 +32,25 @@ FAMILIES = frozenset(LIBRARIES) - {"dnn"}
 @rule(id="HIP004", lang="cuda", severity="info", fix="safe")
 def libraries(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     reported: set[str] = set()
+    to_rename = []
     for token in classify(unit).tokens:
         mapping = token.mapping
         if mapping is None or mapping.family not in FAMILIES:
             continue
-        lib = LIBRARIES[mapping.family]
-        link = f"link {lib.package}" + (f" ({lib.link})" if lib.link.startswith("-l") else "")
         if token.kind == "rename":
-            yield rename(token, f"{token.name} -> {mapping.hip}: {lib.cuda} -> {lib.rocm}; {link}")
+            to_rename.append(token)
         elif token.kind == "same" and mapping.family not in reported:
             reported.add(mapping.family)
+            lib = LIBRARIES[mapping.family]
             yield Hit(token.start, token.end,
-                      f"{token.name}: {lib.cuda} keeps its names on ROCm ({lib.rocm} provides them); {link}")
+                      f"{token.name}: {lib.cuda} keeps its names on ROCm ({lib.rocm} provides them); {_link(lib)}")
+    yield from renames(to_rename, _message)
+
+
+def _link(lib) -> str:
+    return f"link {lib.package}" + (f" ({lib.link})" if lib.link.startswith("-l") else "")
+
+
+def _message(token) -> str:
+    lib = LIBRARIES[token.mapping.family]
+    return f"{token.name} -> {token.mapping.hip}: {lib.cuda} -> {lib.rocm}; {_link(lib)}"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.translator.tokens import classify, rename
+from porter.agents.translator.tokens import classify, renames
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
@@ -38,6 +38,5 @@ def pytorch_extension(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
             new = f"<{inc.mapping.hip}>" if inc.angled else f'"{inc.mapping.hip}"'
             yield Hit(inc.start, inc.end, f"{inc.path} -> {inc.mapping.hip} (ROCm PyTorch header)",
                       edits=(Edit(start=inc.start, end=inc.end, text=new),))
-    for token in found.tokens:
-        if token.kind == "rename" and token.mapping.family == "pytorch":
-            yield rename(token, f"{token.name} -> {token.mapping.hip} (ROCm PyTorch)")
+    chosen = (t for t in found.tokens if t.kind == "rename" and t.mapping.family == "pytorch")
+    yield from renames(chosen, lambda t: f"{t.name} -> {t.mapping.hip} (ROCm PyTorch)")
