@@ -49,6 +49,7 @@ def port(
     launch: Annotated[str, typer.Option(help="Kernel launches: keep `chevron` (<<<>>>, valid HIP) or "
                                              "rewrite to `hipLaunchKernelGGL`.")] = "chevron",
     arch: Annotated[str, typer.Option(help="AMD target.")] = "gfx950",
+    matrix: Annotated[str, typer.Option(help="Tensor-core rewrites: `porter` MFMA helpers or `rocwmma`.")] = "porter",
     max_iterations: Annotated[int, typer.Option(help="Verifier loop budget.")] = 3,
     verify: Annotated[bool, typer.Option(help="Compile the port and the original.")] = True,
     force: Annotated[bool, typer.Option(help="Port into a non-empty output directory.")] = False,
@@ -65,7 +66,7 @@ def port(
     from porter.workspace import BadInput
 
     try:
-        options = PortOptions(launch=launch, arch=arch, max_iterations=max_iterations, verify=verify, force=force)
+        options = PortOptions(launch=launch, matrix=matrix, arch=arch, max_iterations=max_iterations, verify=verify, force=force)
     except ValidationError as e:
         raise _bad_input(f"bad option: {e.errors()[0]['loc'][0]}: {e.errors()[0]['msg']}") from None
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),

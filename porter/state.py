@@ -209,6 +209,8 @@ class Attempt(Frozen):
 
 class PortOptions(Frozen):
     launch: Literal["chevron", "hipLaunchKernelGGL"] = "chevron"
+    # Matrix-core rewrites: porter's MFMA helpers (shims/, verified here) or rocWMMA calls.
+    matrix: Literal["porter", "rocwmma"] = "porter"
     arch: str = "gfx950"
     max_iterations: int = Field(default=3, ge=1, le=20)
     verify: bool = True  # compile the ports and originals

@@ -15,7 +15,8 @@ from porter.workspace import BadInput
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
 GOLDEN = FIXTURES / "golden"
-PROJECTS = ("reduce", "matmul_tiled", "blas_rand", "torch_ext")
+NOT_PROJECTS = {"golden", "rules", "reports", "toolchains"}
+PROJECTS = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir() and p.name not in NOT_PROJECTS)
 REPORTS = ("porter-report.md", "porter-report.json", "porter-report.sarif")
 
 
