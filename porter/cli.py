@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from porter import __version__
@@ -69,15 +69,18 @@ def port(
         options = PortOptions(launch=launch, matrix=matrix, arch=arch, max_iterations=max_iterations, verify=verify, force=force)
     except ValidationError as e:
         raise _bad_input(f"bad option: {e.errors()[0]['loc'][0]}: {e.errors()[0]['msg']}") from None
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as progress:
-        task = progress.add_task("porting", total=None)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as progress:
+        tasks: dict[str, TaskID] = {}
 
-        def on_step(node: str, _state) -> None:
-            progress.update(task, description=f"{node}: {STEPS.get(node, '')} done")
+        def on_progress(event) -> None:
+            if event.node not in tasks:
+                tasks[event.node] = progress.add_task(f"{event.node}: {STEPS.get(event.node, '')}", total=event.total)
+            progress.update(tasks[event.node], completed=event.done, total=event.total,
+                            description=f"{event.node}: {STEPS.get(event.node, '')} {event.item}".rstrip())
 
         try:
-            state = run_port(source, output, options, resume=resume, on_step=on_step)
+            state = run_port(source, output, options, resume=resume, on_progress=on_progress)
         except BadInput as e:
             raise _bad_input(str(e)) from None
     report = build_report(state, **report_context())

@@ -12,6 +12,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from contextlib import closing
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -23,6 +24,16 @@ from porter.state import PortOptions, PortState
 from porter.workspace import BadInput, Workspace, check_output_dir
 
 CHECKPOINTS = "checkpoints.sqlite"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A step of a run: `done` of `total` items of a node's work (a finished node is 1 of 1)."""
+
+    node: str
+    done: int
+    total: int
+    item: str = ""
 
 
 def _serde() -> JsonPlusSerializer:
@@ -43,8 +54,11 @@ def new_run_id() -> str:
 
 
 def port(source: Path, output: Path, options: PortOptions, *, resume: str | None = None,
-         on_step: Callable[[str, PortState | None], None] = lambda node, state: None) -> PortState:
-    """Port `source` into `output` (or continue run `resume` there) and return the final state."""
+         on_progress: Callable[[Progress], None] = lambda event: None) -> PortState:
+    """Port `source` into `output` (or continue run `resume` there) and return the final state.
+
+    `on_progress` hears each node as it finishes and each unit the verifier compiles.
+    """
     source, output = source.resolve(), output.resolve()
     check_output_dir(source, output, force=options.force, resume=resume is not None)
     if resume is None:
@@ -61,9 +75,12 @@ def port(source: Path, output: Path, options: PortOptions, *, resume: str | None
         graph = build_graph(SqliteSaver(conn, serde=_serde()))
         if resume is not None and not graph.get_state(config).values:
             raise BadInput(f"{output}: no run {resume!r} recorded in {db}")
-        for update in graph.stream(initial, config, stream_mode="updates"):
-            for node in update:
-                on_step(node, None)
+        for mode, chunk in graph.stream(initial, config, stream_mode=["updates", "custom"]):
+            if mode == "custom":
+                on_progress(Progress(**chunk))
+            else:
+                for node in chunk:
+                    on_progress(Progress(node=node, done=1, total=1))
         return PortState.model_validate(graph.get_state(config).values)
 
 

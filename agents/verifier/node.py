@@ -12,7 +12,7 @@ iteration budget is spent. A missing toolchain is not an error of the port: the 
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from porter.agents.verifier.failures import first_error, route_of
@@ -36,8 +36,15 @@ def verifier(state: PortState, ws: Workspace) -> dict:
     if not state.options.verify:
         results = {u: UnitResult(unit=u, verdict="not-checked", reason="verification off (--no-verify)") for u in todo}
     else:
+        progress = _progress_writer()
+        results = {}
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            results = dict(zip(todo, pool.map(lambda u: verify_unit(state, ws, u), todo)))
+            futures = {pool.submit(verify_unit, state, ws, u): u for u in todo}
+            for done, future in enumerate(as_completed(futures), 1):
+                unit = futures[future]
+                results[unit] = future.result()
+                progress({"node": AGENT, "done": done, "total": len(todo), "item": unit})
+        results = {u: results[u] for u in todo}
     failed = sorted(u for u, r in results.items() if r.verdict == "failed")
     budget_left = state.iteration + 1 < state.options.max_iterations
     if failed and budget_left:
@@ -47,6 +54,16 @@ def verifier(state: PortState, ws: Workspace) -> dict:
     notes = [f"iteration budget ({state.options.max_iterations}) spent with {len(failed)} unit(s) failing: "
              f"{', '.join(failed)}"] if failed else []
     return {"units": results, "pending": failed, "route": "report", "notes": notes}
+
+
+def _progress_writer():
+    """LangGraph's custom stream for progress events; a no-op outside a graph run."""
+    from langgraph.config import get_stream_writer
+
+    try:
+        return get_stream_writer()
+    except RuntimeError:  # called outside a runnable context (tests call the node directly)
+        return lambda event: None
 
 
 def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:

@@ -38,3 +38,15 @@ def test_failing_unit_is_routed_until_the_budget_is_spent(tmp_path: Path) -> Non
     assert [(a.iteration, a.routed_to) for a in state.attempts] == [(1, "translator")]
     assert any("budget (2) spent" in n for n in state.notes)
     assert any(f.rule == "HIP005" and f.location.line == 2 for f in state.findings)
+
+
+@pytest.mark.toolchain("clang")
+def test_progress_reports_each_node_and_each_compiled_unit(tmp_path: Path) -> None:
+    events = []
+    port(Path(__file__).resolve().parents[2] / "fixtures" / "blas_rand", tmp_path / "out", PortOptions(),
+         on_progress=events.append)
+    nodes = [e.node for e in events if e.total == 1]
+    assert nodes[:5] == ["scan", "translator", "microarch", "shim", "verifier"] and nodes[-1] == "report"
+    units = [(e.done, e.total, e.item) for e in events if e.node == "verifier" and e.item]
+    assert [(d, t) for d, t, _ in units] == [(1, 2), (2, 2)]
+    assert sorted(item for _, _, item in units) == ["kernels.cu", "main.cpp"]
