@@ -50,3 +50,14 @@ def test_progress_reports_each_node_and_each_compiled_unit(tmp_path: Path) -> No
     units = [(e.done, e.total, e.item) for e in events if e.node == "verifier" and e.item]
     assert [(d, t) for d, t, _ in units] == [(1, 2), (2, 2)]
     assert sorted(item for _, _, item in units) == ["kernels.cu", "main.cpp"]
+
+
+def test_missing_toolchain_leaves_units_not_checked_with_the_reason(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PORTER_CLANG", str(tmp_path / "no-such-clang"))
+    out = tmp_path / "out"
+    state = port(Path(__file__).resolve().parents[2] / "fixtures" / "reduce", out, PortOptions())
+    unit = state.units["reduce.cu"]
+    assert unit.verdict == "not-checked" and "PORTER_CLANG" in unit.reason
+    report = (out / "porter-report.md").read_text()
+    assert "Not verified" in report and "no-such-clang" in report
