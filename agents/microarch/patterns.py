@@ -31,10 +31,28 @@ WARP_INTRINSICS = MASKED_SYNC | BALLOTS | {"__shfl", "__shfl_up", "__shfl_down",
 # Integer types of 32 bits or fewer on the LP64 targets porter builds for.
 NARROW_INT = frozenset({"unsigned", "unsigned int", "int", "signed", "signed int", "uint32_t", "int32_t", "uint"})
 FULL_MASK_64 = "0xffffffffffffffffull"
+# The *_sync calls that have a mask-less HIP form. The mask-less forms are in every ROCm release
+# (HIP C++ language extensions, "Warp cross-lane functions"); the *_sync forms came in ROCm 6.2,
+# stayed behind -DHIP_ENABLE_WARP_SYNC_BUILTINS until ROCm 7.0, and can be switched off there with
+# -DHIP_DISABLE_WARP_SYNC_BUILTINS. On a wavefront, which runs in lockstep, a call whose mask names
+# every (active) lane is the mask-less call: that is the rewrite porter makes.
+MASKLESS = {"__shfl_sync": "__shfl", "__shfl_up_sync": "__shfl_up", "__shfl_down_sync": "__shfl_down",
+            "__shfl_xor_sync": "__shfl_xor", "__ballot_sync": "__ballot", "__any_sync": "__any",
+            "__all_sync": "__all"}
+SHUFFLES = frozenset({"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
+                      "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor"})
+# A warp-size constant right on each target. clang predefines __GFX9__ in the device pass for
+# gfx9 (CDNA: wave64; gfx942, gfx950) and __HIP__ in both passes of a HIP build; the host pass
+# cannot know the device, and porter builds for gfx9, so HIP host code sees 64 as well (what
+# PyTorch's C10_WARP_SIZE does for launch bounds). nvcc defines none of them: 32. Not used:
+# __AMDGCN_WAVEFRONT_SIZE (deprecated in clang 20, no longer predefined by clang 22) and
+# warpSize (not a compile-time constant from ROCm 7.0).
+WAVE64_CONDITION = "defined(__GFX9__) || (defined(__HIP__) && !defined(__HIP_DEVICE_COMPILE__))"
 
 WARP_SIZE_NAME = re.compile(r"(?i)^(k_?)?(warp_?(size|sz|width|lanes)|(threads|lanes)_?per_?warp)$")
 # Names that say "this is about warps": lane/warp ids and their usual spellings.
 WARP_ID_NAME = re.compile(r"(?i)^((lane|warp)(_?(id|idx|index|num))?|wid)$")
+LANE_NAME = re.compile(r"(?i)^lane(_?(id|idx|index|num))?$")
 THREAD_INDEX_NAME = re.compile(r"(?i)^(threadIdx|hipThreadIdx_[xyz]|tid[xyz]?|t[xyz]|thread_?(id|idx)(_?[xyz])?|local_?tid)$")
 
 _CALLS = "(call_expression function: (identifier) @fn) @call"
@@ -198,3 +216,53 @@ def _single_expression(root: Node) -> Node | None:
         return None
     inner = [c for c in items[0].named_children if c.type != "comment"]
     return inner[0] if len(inner) == 1 else None
+
+
+def maskless_prefix(src: SourceFile, callee: str, call: Node) -> tuple[int, int, str] | None:
+    """The edit that turns `__shfl_down_sync(mask, v, o)` into `__shfl_down(v, o)`, in `src` offsets.
+
+    Only the callee and the mask argument (with the comma after it) are replaced, so edits other
+    rules make inside the remaining arguments do not overlap this one.
+    """
+    arguments = args(call)
+    if callee not in MASKLESS or len(arguments) < 2:
+        return None
+    fn = call.child_by_field_name("function")
+    arglist = call.child_by_field_name("arguments")
+    return fn.start_byte, arguments[1].start_byte, MASKLESS[callee] + src.data[arglist.start_byte:arguments[0].start_byte].decode()
+
+
+def maskless_text(src: SourceFile, callee: str, call: Node) -> str:
+    """The whole call written in its mask-less form (the call's own text when it has none)."""
+    edit = maskless_prefix(src, callee, call)
+    if edit is None:
+        return src.text(call)
+    start, end, text = edit
+    return text + src.data[end:call.end_byte].decode()
+
+
+def line_span(src: SourceFile, node: Node) -> tuple[int, int] | None:
+    """(start of the line, end of the line without its newline) when `node` is alone on its line(s)."""
+    data = src.data
+    start = data.rfind(b"\n", 0, node.start_byte) + 1
+    end = data.find(b"\n", node.end_byte)
+    end = len(data) if end < 0 else end
+    before, after = data[start:node.start_byte], data[node.end_byte:end].strip()
+    if before.strip() or (after and not after.startswith((b"//", b"/*"))):
+        return None
+    return start, end
+
+
+def is_lane_index(src: SourceFile, node: Node) -> bool:
+    """A lane number: a lane name, or a thread index taken `% warpSize`, `% 32`, `& 31`, `& (warpSize - 1)`."""
+    node = unwrap(node)
+    if node.type == "identifier":
+        return bool(LANE_NAME.match(src.text(node)))
+    if node.type == "binary_expression":
+        op = src.text(node.child_by_field_name("operator"))
+        right = " ".join(src.text(node.child_by_field_name("right")).split())
+        if (op, right) in (("%", "warpSize"), ("&", "(warpSize - 1)")):
+            return True  # a lane number by construction, whatever is divided
+        if (op, right) in (("%", "32"), ("&", "31"), ("&", "0x1f")):
+            return indexes_threads(src, node.child_by_field_name("left"))
+    return False

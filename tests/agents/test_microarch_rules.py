@@ -33,26 +33,37 @@ __global__ void block_sum(const float* in, float* out) {
 """
 
 
-def test_warp_reduction_gets_mask_fix_offset_warning_and_lane_error() -> None:
+def test_warp_reduction_is_rewritten_for_64_lanes() -> None:
     out, findings = check(WARP_REDUCE)
     assert at(findings, "WAVE001") == [4]
-    assert at(findings, "WAVE002") == [4]
+    assert at(findings, "WAVE002") == [3, 4]  # the loop literal (fixed) and the call (info)
     assert at(findings, "WAVE003") == [5]
-    (offset,) = [f for f in findings if f.rule == "WAVE002"]
-    assert "starts at 16 (line 3)" in offset.message and offset.severity == Severity.warning
+    loop = [f for f in findings if f.rule == "WAVE002" and f.fixable]
+    assert [f.location.line for f in loop] == [3] and "starts its offset at 16 (line 3)" in loop[0].message
     (lane,) = [f for f in findings if f.rule == "WAVE003"]
-    assert lane.severity == Severity.error  # `lane` says it is the warp's lane
-    assert out == WARP_REDUCE.replace("(0xffffffff,", "(0xffffffffffffffffull,")
+    assert lane.severity == Severity.error and lane.fixed  # `lane` says it is the warp's lane
+    assert out == WARP_REDUCE.replace("offset = 16", "offset = warpSize / 2").replace(
+        "__shfl_down_sync(0xffffffff, v, offset)", "__shfl_down(v, offset)").replace("% 32", "% warpSize")
+    assert check(out)[1] == [f for f in check(out)[1] if not f.fixable]
 
 
-def test_unrolled_reduction_names_offset_16_and_width_32_on_one_line() -> None:
+def test_unrolled_step_with_width_32_is_a_segment_and_only_reported() -> None:
     src = "__device__ float f(float v) {\n  v += __shfl_down_sync(0xffffffffu, v, 16, 32);\n  return v;\n}\n"
     out, findings = check(src, ("WAVE001", "WAVE002"))
     assert at(findings, "WAVE001") == at(findings, "WAVE002") == [2]
     (shuffle,) = [f for f in findings if f.rule == "WAVE002"]
-    assert "starts at 16" in shuffle.message and "width 32" in shuffle.message
-    assert [f.fixed for f in findings if f.rule == "WAVE001"] == [True]
-    assert "__shfl_down_sync(0xffffffffffffffffull, v, 16, 32)" in out
+    assert "starts at 16" in shuffle.message and "width 32" in shuffle.message and not shuffle.fixable
+    assert "__shfl_down(v, 16, 32)" in out
+
+
+def test_unrolled_chain_gets_a_guarded_32_step_without_the_mask() -> None:
+    src = ("__device__ float f(float v) {\n"
+           "  v += __shfl_xor_sync(0xffffffff, v, 16);\n  v += __shfl_xor_sync(0xffffffff, v, 8);\n"
+           "  v += __shfl_xor_sync(0xffffffff, v, 4);\n  return v;\n}\n")
+    out, _ = check(src, ("WAVE001", "WAVE002"))
+    assert out.splitlines()[1:4] == ["  if (warpSize > 32) v += __shfl_xor(v, 32);", "  v += __shfl_xor(v, 16);",
+                                     "  v += __shfl_xor(v, 8);"]
+    assert not [f for f in check(out, ("WAVE001", "WAVE002"))[1] if f.fixable]
 
 
 def test_strings_and_comments_are_not_code() -> None:
@@ -75,26 +86,24 @@ def test_masks_and_offsets_inside_macro_bodies() -> None:
         "#define BCAST(v) __shfl_sync(0xffffffff, v, 0)\n"
     )
     out, findings = check(src, ("WAVE001", "WAVE002"))
-    assert at(findings, "WAVE001") == [1, 4]
-    assert at(findings, "WAVE002") == [3, 4]
-    assert out == src.replace("0xffffffff\n", "0xffffffffffffffffull\n").replace(
-        "(0xffffffff,", "(0xffffffffffffffffull,")
+    assert at(findings, "WAVE001") == [3, 4]
+    assert out == src.replace("o = 16", "o = warpSize / 2").replace("__shfl_xor_sync(FULL_MASK, ", "__shfl_xor(").replace(
+        "__shfl_sync(0xffffffff, ", "__shfl(")
 
 
-def test_mask_constant_is_widened_only_when_it_is_only_a_mask() -> None:
+def test_full_masks_become_maskless_and_match_masks_are_widened() -> None:
     src = (
         "const unsigned kFull = 0xffffffff;\n"
-        "const unsigned kBoth = ~0u;\n"
         "__device__ int f(int v) {\n"
         "  v += __shfl_xor_sync(kFull, v, 1);\n"
-        "  return __any_sync(kBoth, v) + (v & kBoth);\n"
+        "  v += __any_sync(__activemask(), v) + (v & kFull);\n"
+        "  return v + (int)__match_any_sync(0xffffffff, v);\n"
         "}\n"
     )
-    out, findings = check(src, ("WAVE001",))
-    full, both = sorted(findings, key=lambda f: f.location.line)
-    assert full.fixed and not both.fixable
-    assert "also used at line 5" in both.message
-    assert out.splitlines()[:2] == ["const unsigned long long kFull = 0xffffffffffffffffull;", "const unsigned kBoth = ~0u;"]
+    out, findings = check(src, ("WAVE001", "WAVE006"))
+    assert all(f.fixed for f in findings) and at(findings, "WAVE001") == [3, 5] and at(findings, "WAVE006") == [4]
+    assert out.splitlines()[0] == "const unsigned kFull = 0xffffffff;"  # still used as a plain integer
+    assert "__shfl_xor(v, 1)" in out and "__any(v)" in out and "__match_any_sync(0xffffffffffffffffull, v)" in out
 
 
 def test_64_bit_masks_are_left_alone() -> None:
@@ -147,11 +156,32 @@ def test_rules_run_on_the_cpp_grammar_too() -> None:
     assert {"WAVE001", "WAVE002", "WAVE003"} <= {f.rule for f in findings}
 
 
-def test_shared_32_indexed_by_warp_drops_the_doubt() -> None:
+def test_shared_32_by_warp_is_safe_by_lane_is_grown() -> None:
     src = ("__global__ void k(float* o) {\n"
-           "  __shared__ float partial[32];\n  __shared__ float tile[32];\n"
-           "  int warp = threadIdx.x / warpSize;\n  partial[warp] = tile[threadIdx.x % warpSize];\n  o[0] = partial[0];\n}\n")
-    _, findings = check(src, ("WAVE005",))
-    indexed, unsure = sorted(findings, key=lambda f: f.location.line)
-    assert "indexed by `warp`" in indexed.message and "tile width" not in indexed.message
-    assert "tile width" in unsure.message
+           "  __shared__ float partial[32];\n  __shared__ float tile[32];\n  __shared__ float row[32];\n"
+           "  int warp = threadIdx.x / warpSize;\n  partial[warp] = tile[threadIdx.x + 1];\n"
+           "  row[threadIdx.x % warpSize] = 1.0f;\n  o[0] = partial[0] + row[0];\n}\n")
+    out, findings = check(src, ("WAVE005",))
+    indexed, unsure, lanes = sorted(findings, key=lambda f: f.location.line)
+    assert indexed.severity == Severity.info and "16 waves" in indexed.message and not indexed.fixable
+    assert "tile width" in unsure.message and not unsure.fixable
+    assert lanes.fixed and "__shared__ float row[64];" in out and "partial[32]" in out
+
+
+def test_tile_width_next_to_cooperative_tiles_is_not_rewritten() -> None:
+    src = ("__global__ void k(float* o) {\n"
+           "  auto tile = cg::tiled_partition<32>(cg::this_thread_block());\n"
+           "  int tileId = threadIdx.x / 32;\n  __syncwarp();\n  o[tileId] = tile.thread_rank();\n}\n")
+    _, findings = check(src, ("WAVE003",))
+    (hit,) = findings
+    assert hit.severity == Severity.warning and not hit.fixable
+
+
+def test_ballot_counted_with_clz_is_left_for_a_person() -> None:
+    src = ("__global__ void k(int* o, bool p) {\n  unsigned b = __ballot(p);\n"
+           "  o[0] = 31 - __clz(b) + __popc(b & ((1u << (threadIdx.x % warpSize)) - 1));\n}\n")
+    out, findings = check(src, ("WAVE004", "WAVE008"))
+    clz = [f for f in findings if "__clz" in f.message and "__clz(" in f.snippet]
+    assert clz and not any(f.fixable for f in clz if f.location.column == out.splitlines()[2].index("__clz") + 1)
+    assert "unsigned long long b" in out and "__popcll(b & ((1ull <<" in out and "__clz(b)" in out
+

@@ -2,22 +2,29 @@
 
 Why: CDNA wavefronts have 64 lanes, so `0xffffffff` names lanes 0-31 only and a shuffle, vote or
     reduction under it leaves the upper half of the wave out. HIP's *_sync functions take 64-bit
-    masks, and ROCm 6.3+ static_asserts that the mask type is 64 bits wide
+    masks and static_assert that the mask type is 64 bits wide
     (hip/amd_detail/amd_warp_sync_functions.h), so `~0u`, `(unsigned)-1` and a plain `-1` (an int)
-    are rejected at compile time as well.
+    are rejected at compile time as well. And the *_sync forms themselves exist only from ROCm 6.2,
+    behind -DHIP_ENABLE_WARP_SYNC_BUILTINS until ROCm 7.0 (and ROCm 7 builds may set
+    HIP_DISABLE_WARP_SYNC_BUILTINS).
 
 Before:
     v += __shfl_down_sync(0xffffffff, v, offset);
-    const unsigned FULL_MASK = 0xffffffff;   // only ever a *_sync mask
+    unsigned long long any = __ballot_sync(FULL_MASK, v != 0.0f);   // #define FULL_MASK 0xffffffff
+    int peers = __match_any_sync(0xffffffff, key);
 After:
-    v += __shfl_down_sync(0xffffffffffffffffull, v, offset);
-    const unsigned long long FULL_MASK = 0xffffffffffffffffull;
+    v += __shfl_down(v, offset);
+    unsigned long long any = __ballot(v != 0.0f);
+    int peers = __match_any_sync(0xffffffffffffffffull, key);
 
-Fix safety: safe: a full mask stays a full mask, now of the whole wave. A named constant
-    (`const unsigned FULL_MASK = ...`, `#define FULL_MASK ...`) is rewritten, literal and 32-bit
-    type, only when every use of the name is the mask argument of a *_sync call; a name also used
-    otherwise is reported only. The fix widens masks, nothing else: offsets and widths chosen for
-    32 lanes are WAVE002's findings.
+Fix safety: safe. A wavefront runs in lockstep, so a shuffle or vote whose mask names every lane is
+    the mask-less HIP call (__shfl*, __ballot, __any, __all), which every ROCm release has (HIP C++
+    language extensions, "Warp cross-lane functions"): porter drops the mask rather than widening
+    it, so the port compiles on ROCm 6.x and 7.x alike. __match_*_sync and __reduce_*_sync have no
+    mask-less form in ROCm 6: their mask is widened to 64 bits (they then need ROCm 7, or 6.2+ with
+    HIP_ENABLE_WARP_SYNC_BUILTINS). __syncwarp is WAVE007's. A named constant (`#define FULL_MASK
+    0xffffffff`) is left defined; only the calls change. The fix removes or widens masks, nothing
+    else: offsets and widths chosen for 32 lanes are WAVE002's findings.
 """
 
 from __future__ import annotations
@@ -29,13 +36,6 @@ from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
 
-WIDER = {"unsigned": "unsigned long long", "unsigned int": "unsigned long long", "int": "unsigned long long",
-         "signed": "unsigned long long", "signed int": "unsigned long long",
-         "uint32_t": "uint64_t", "int32_t": "uint64_t", "uint": "unsigned long long"}
-# 64 bits on the LP64 hosts HIP targets; `auto` follows the widened literal.
-WIDE = frozenset({"unsigned long long", "unsigned long long int", "unsigned long", "unsigned long int", "long",
-                  "long long", "uint64_t", "int64_t", "size_t", "auto"})
-
 
 def is_full32(src: SourceFile, node) -> bool:
     """A full mask for 32 lanes: 0xffffffff with any suffix, or all ones held in a 32-bit type."""
@@ -44,14 +44,14 @@ def is_full32(src: SourceFile, node) -> bool:
     if cast:
         target, operand = cast
         node, wide = patterns.unwrap(operand), target not in patterns.NARROW_INT
-    ones = _all_ones(src, node)
+    ones = all_ones(src, node)
     if ones is None:
         return False
     value, suffix = ones
     return value == 0xFFFFFFFF or not (wide or "l" in suffix)
 
 
-def _all_ones(src: SourceFile, node) -> tuple[int, str] | None:
+def all_ones(src: SourceFile, node) -> tuple[int, str] | None:
     """(value, literal suffix) when `node` is -1, ~0 or 0xffffffff."""
     if node.type == "number_literal":
         lit = patterns.literal(src.text(node))
@@ -64,45 +64,40 @@ def _all_ones(src: SourceFile, node) -> tuple[int, str] | None:
     return None
 
 
+def named_full32(unit: SourceFile, view: patterns.View, mask) -> str:
+    """The name of a constant defined in this file as a full 32-bit mask, or ''."""
+    if mask.type != "identifier":
+        return ""
+    defs = patterns.definitions(unit).get(view.src.text(mask), [])
+    if defs and all(is_full32(d.view.src, patterns.unwrap(d.value)) for d in defs):
+        return view.src.text(mask)
+    return ""
+
+
 @rule(id="WAVE001", lang="cuda", severity="error", fix="safe")
 def full_mask(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    named: dict[str, list[tuple[int, str]]] = {}  # mask constant -> (file offset, callee) of its mask uses
     for view in patterns.views(unit):
         for callee, call in patterns.calls(view, patterns.MASKED_SYNC):
             arguments = patterns.args(call)
             if not arguments:
                 continue
             mask = patterns.unwrap(arguments[0])
-            if is_full32(view.src, mask):
+            name = named_full32(unit, view, mask)
+            if not (name or is_full32(view.src, mask)):
+                continue
+            shown = f"`{view.src.text(mask)}`" + (" (0xffffffff)" if name else "")
+            said = (f"{shown} as the mask of {callee} names only lanes 0-31 of a 64-lane wavefront "
+                    "(and HIP rejects 32-bit mask types)")
+            maskless = patterns.maskless_prefix(view.src, callee, call)
+            if maskless:
+                start, end, text = maskless
+                yield Hit(*view.span(call), f"{said}: every lane was meant, which is the mask-less "
+                          f"{patterns.MASKLESS[callee]}, in every ROCm release",
+                          edits=(Edit(start=view.base + start, end=view.base + end, text=text),))
+            elif callee == "__syncwarp":
+                yield Hit(*view.span(mask), f"{said}; WAVE007 replaces the whole call")
+            else:
                 start, end = view.span(mask)
-                yield Hit(start, end, f"`{view.src.text(mask)}` as the mask of {callee} names only lanes 0-31 of a "
-                          "64-lane wavefront (and ROCm 6.3+ rejects 32-bit mask types): use a 64-bit full mask",
+                yield Hit(start, end, f"{said}: use a 64-bit full mask ({callee} has no mask-less form "
+                          "before ROCm 7; it needs ROCm 7, or ROCm 6.2+ with -DHIP_ENABLE_WARP_SYNC_BUILTINS)",
                           edits=(Edit(start=start, end=end, text=patterns.FULL_MASK_64),))
-            elif mask.type == "identifier":
-                named.setdefault(view.src.text(mask), []).append((view.span(mask)[0], callee))
-    for name, uses in named.items():
-        for d in patterns.definitions(unit).get(name, []):
-            value = patterns.unwrap(d.value)
-            if is_full32(d.view.src, value):
-                yield _named_mask(unit, d, value, uses)
-
-
-def _named_mask(unit: SourceFile, d: patterns.Definition, value, uses: list[tuple[int, str]]) -> Hit:
-    start, end = d.view.span(value)
-    where = ", ".join(f"{callee} at line {unit.line_col(at)[0]}" for at, callee in uses)
-    message = (f"{d.name} = {d.view.src.text(value)} is a 32-bit lane mask, used as the mask of {where}: "
-               "on a 64-lane wavefront it leaves lanes 32-63 out (and ROCm 6.3+ rejects 32-bit mask types)")
-    mask_uses = {at for at, _ in uses}
-    other = [s for s, _, tok in unit.identifiers() if tok == d.name and s != d.at and s not in mask_uses]
-    if other:
-        return Hit(start, end, f"{message}; {d.name} is also used at line {unit.line_col(other[0])[0]} as "
-                   "something other than a mask, so it is left for a person")
-    edits = [Edit(start=start, end=end, text=patterns.FULL_MASK_64)]
-    if d.decl is not None:
-        type_node = d.decl.child_by_field_name("type")
-        declared = patterns.type_text(unit, type_node)
-        if declared in WIDER and len(d.decl.children_by_field_name("declarator")) == 1:
-            edits.append(Edit(start=type_node.start_byte, end=type_node.end_byte, text=WIDER[declared]))
-        elif declared not in WIDE:
-            return Hit(start, end, f"{message}; its type `{declared}` is left for a person to widen to 64 bits")
-    return Hit(start, end, message, edits=tuple(edits))

@@ -5,7 +5,7 @@ Why: a CDNA wavefront has 64 lanes (warpSize is 64 on gfx9, 32 only on RDNA), so
     `/ 32` and `>> 5` (of a thread index, or of blockDim) count twice as many "warps" as there
     are, and `warp * 32` lands in the middle of a wave. `#define WARP_SIZE 32`, `constexpr int kWarpSize = 32` and
     `const int warpSize = 32` carry the same assumption to every use. The hit is an error where
-    the code says it means warps (a lane/warp name, a shuffle or vote in the same function);
+    the code says it means warps (a lane/warp/wave name, a shuffle or vote in the same function);
     otherwise a warning, since a 32 next to a thread index may be a tile width (an SGEMM warp
     tile) or a 32-bit word.
 
@@ -14,12 +14,24 @@ Before:
     int lane = threadIdx.x % 32;
     int warp = threadIdx.x >> 5;
 After:
-    #define WARP_SIZE warpSize   // or 64 under __GFX9__ where a constant is needed
+    #if defined(__GFX9__) || (defined(__HIP__) && !defined(__HIP_DEVICE_COMPILE__))
+    #define WARP_SIZE 64
+    #else
+    #define WARP_SIZE 32
+    #endif
     int lane = threadIdx.x % warpSize;
     int warp = threadIdx.x / warpSize;
 
-Fix safety: none: warpSize is not a compile-time constant in HIP, so where the value sizes an array
-    or a template argument the right rewrite depends on the code around it.
+Fix safety: safe where the code says it means warps: the arithmetic becomes warpSize-based
+    (`% warpSize`, `/ warpSize`, `& (warpSize - 1)`, `* warpSize`), right on both vendors. A
+    warp-size constant (a name such as WARP_SIZE, kWarpSize, THREADS_PER_WARP) becomes a
+    preprocessor choice, because warpSize is not a compile-time constant from ROCm 7.0 and the
+    constant may size arrays or template arguments: 64 in the gfx9 device pass and in the host pass
+    of a HIP build (porter builds for gfx9; the host pass cannot see the device), 32 elsewhere (nvcc,
+    RDNA). __AMDGCN_WAVEFRONT_SIZE is not used: clang 20 deprecated it and clang 22 does not define
+    it. Left as warnings: a 32 next to a thread index where nothing says "warp" (a tile width or
+    a 32-bit word), a constant named warpSize at file scope (it would collide with HIP's own
+    warpSize), a template parameter's default, and a definition that shares its line.
 """
 
 from __future__ import annotations
@@ -29,7 +41,7 @@ from collections.abc import Iterator
 
 from porter.agents.microarch import patterns
 from porter.rules import Hit, RuleContext, rule
-from porter.state import Severity
+from porter.state import Edit, Severity
 from porter.syntax import SourceFile
 
 # operator -> (the literal that means a 32-lane warp, may the literal sit on the left, what the expression computes)
@@ -44,9 +56,15 @@ LANE_MATH = {
 BLOCK_DIM = re.compile(r"^(blockDim|hipBlockDim_[xyz])$")  # `blockDim.x / 32`: warps per block
 DOUBT = "; the 32 may instead be a tile width or a 32-bit word here: check which before changing it"
 _WARP_CALLS = "(call_expression function: (identifier) @fn)"
+TILE_32 = re.compile(r"(tiled_partition|thread_block_tile)\s*<\s*32\s*[,>]")
+WARPISH = re.compile(r"(?i)warp|lane|wave")  # numWarps, laneIdx, wavesPerBlock: the name says warps
+# operator -> (new operator, new literal text)
+REWRITE = {"%": ("%", "warpSize"), "&": ("&", "(warpSize - 1)"), "/": ("/", "warpSize"),
+           ">>": ("/", "warpSize"), "*": ("*", "warpSize"), "<<": ("*", "warpSize")}
+_PRIMARY_OR_TIGHT = frozenset({"*", "/", "%"})
 
 
-@rule(id="WAVE003", lang="cuda", severity="error")
+@rule(id="WAVE003", lang="cuda", severity="error", fix="safe")
 def lane_math(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     yield from _warp_size_constants(unit)
     for view in patterns.views(unit):
@@ -60,7 +78,8 @@ def lane_math(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
             text = " ".join(view.src.text(expr).split())
             what = LANE_MATH[view.src.text(expr.child_by_field_name("operator"))][2]
             if _means_warps(view.src, expr, other):
-                yield Hit(*span, f"`{text}` computes {what} (a CDNA wavefront has 64 lanes)")
+                edits = tuple(Edit(start=view.base + a, end=view.base + b, text=t) for a, b, t in _rewrite(view.src, expr))
+                yield Hit(*span, f"`{text}` computes {what} (a CDNA wavefront has 64 lanes)", edits=edits)
             else:
                 yield Hit(*span, f"`{text}` looks like {what} (a CDNA wavefront has 64 lanes){DOUBT}",
                           severity=Severity.warning)
@@ -83,7 +102,14 @@ def _thread_operand(src: SourceFile, expr):
 
 
 def _means_warps(src: SourceFile, expr, operand) -> bool:
-    """The code says the 32 is the warp: a lane/warp name on either side, or warp intrinsics nearby."""
+    """The code says the 32 is the warp: a lane/warp name on either side, or warp intrinsics nearby.
+
+    Not in a function that makes 32-thread cooperative-groups tiles: there a 32 next to a thread
+    index is as likely the tile (which stays 32 threads on CDNA) as the warp.
+    """
+    function = patterns.enclosing(expr, "function_definition")
+    if function is not None and TILE_32.search(src.text(function)):
+        return False
     if patterns.mentions(src, operand, patterns.WARP_ID_NAME):
         return True
     parent = expr.parent
@@ -92,7 +118,7 @@ def _means_warps(src: SourceFile, expr, operand) -> bool:
         target = parent.child_by_field_name("declarator")
     elif parent is not None and parent.type == "assignment_expression":
         target = parent.child_by_field_name("left")
-    if target is not None and patterns.WARP_ID_NAME.match(src.text(target)):
+    if target is not None and (patterns.WARP_ID_NAME.match(src.text(target)) or WARPISH.search(src.text(target))):
         return True
     function = patterns.enclosing(expr, "function_definition")
     return function is not None and any(
@@ -107,5 +133,64 @@ def _warp_size_constants(unit: SourceFile) -> Iterator[Hit]:
         if values != {32}:  # a 64 beside it (#if __GFX9__ ... #else ...) means the code already chooses
             continue
         for d in defs:
-            yield Hit(*d.view.span(d.value), f"{name} = 32 hard-codes the NVIDIA warp size; a CDNA wavefront "
-                      "has 64 lanes: use warpSize, or 64 under __GFX9__ where a constant is needed")
+            edits = _constant_fix(unit, d)
+            said = (f"{name} = 32 hard-codes the NVIDIA warp size; a CDNA wavefront has 64 lanes: choose it per "
+                    "target (64 under __GFX9__; warpSize is not a compile-time constant in ROCm 7)")
+            if not edits:
+                said += "; this definition is left for a person (it shares its line, is a template default, "\
+                        "or names HIP's own warpSize at file scope)"
+            yield Hit(*d.view.span(d.value), said, edits=edits,
+                      severity=None if edits else Severity.warning)
+
+
+def _rewrite(src: SourceFile, expr) -> list[tuple[int, int, str]]:
+    """(start, end, text) edits, in `src` offsets, that make `expr` and the lane math inside it warpSize-based."""
+    edits: list[tuple[int, int, str]] = []
+    for inner in src.captures("(binary_expression) @e", expr):
+        if _thread_operand(src, inner) is None:
+            continue
+        op_node = inner.child_by_field_name("operator")
+        op = src.text(op_node)
+        left, right = inner.child_by_field_name("left"), inner.child_by_field_name("right")
+        number, other = (right, left)
+        if not (patterns.unwrap(right).type == "number_literal" and patterns.literal(src.text(patterns.unwrap(right)))
+                and patterns.literal(src.text(patterns.unwrap(right)))[0] == LANE_MATH[op][0]):
+            number, other = left, right
+        new_op, new_literal = REWRITE[op]
+        edits.append((number.start_byte, number.end_byte, new_literal))
+        if new_op != op:
+            edits.append((op_node.start_byte, op_node.end_byte, new_op))
+            # `a + b >> 5` is (a + b) >> 5; as a division it needs the parentheses written out.
+            if other.type in ("binary_expression", "conditional_expression") and \
+                    src.text(other.child_by_field_name("operator") or other) not in _PRIMARY_OR_TIGHT:
+                edits += [(other.start_byte, other.start_byte, "("), (other.end_byte, other.end_byte, ")")]
+    return edits
+
+
+def _constant_fix(unit: SourceFile, d: patterns.Definition) -> tuple[Edit, ...]:
+    """The #if/#else rewrite of one warp-size definition, or () where it is left to a person."""
+    if d.view.base == 0 and d.decl is None:
+        return ()
+    if d.decl is not None:
+        if d.decl.type != "declaration" or len(d.decl.children_by_field_name("declarator")) != 1:
+            return ()
+        at_file_scope = d.decl.parent is not None and d.decl.parent.type in ("translation_unit", "preproc_if",
+                                                                               "preproc_ifdef", "preproc_else")
+        if d.name == "warpSize" and at_file_scope:
+            return ()
+        span = patterns.line_span(unit, d.decl)
+    else:
+        line_start = unit.data.rfind(b"\n", 0, d.at) + 1
+        line_end = unit.data.find(b"\n", d.at)
+        line_end = len(unit.data) if line_end < 0 else line_end
+        line = unit.data[line_start:line_end]
+        span = (line_start, line_end) if line.lstrip().startswith(b"#") and not line.rstrip().endswith(b"\\") else None
+    if span is None:
+        return ()
+    start, end = span
+    value_start, value_end = d.view.span(d.value)
+    if not start <= value_start < value_end <= end:
+        return ()
+    original = unit.data[start:end].decode()
+    wide = unit.data[start:value_start].decode() + "64" + unit.data[value_end:end].decode()
+    return (Edit(start=start, end=end, text=f"#if {patterns.WAVE64_CONDITION}\n{wide}\n#else\n{original}\n#endif"),)

@@ -7,13 +7,18 @@ Why: on CDNA __ballot, __ballot_sync, __activemask and __match_*_sync return one
 
 Before:
     unsigned votes = __ballot_sync(mask, x > 0);
-    int n = __popc(votes);
+    int n = __popc(votes & lanes_below);
 After:
     unsigned long long votes = __ballot_sync(mask, x > 0);
-    int n = __popcll(votes);
+    int n = __popcll(votes & lanes_below);
 
-Fix safety: none yet: widening a variable changes every expression it feeds (shifts, comparisons,
-    struct fields), which a person or the model checks.
+Fix safety: safe for a local variable declared with one declarator and initialised or assigned
+    from a ballot (its type becomes unsigned long long, or uint64_t for uint32_t/int32_t), and for
+    __popc, __ffs, __builtin_popcount, __builtin_ffs and __builtin_ctz of a ballot or of an
+    expression over a ballot variable (their 64-bit forms give the same answer for the low 32 bits
+    and count the upper lanes too). Left as errors for a person: __clz, __brev and __builtin_clz
+    (`31 - __clz(b)` must become `63 - __clzll(b)`), a function that returns a ballot as 32 bits
+    (its callers change too), casts, and parameters or globals.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from collections.abc import Iterator
 
 from porter.agents.microarch import patterns
 from porter.rules import Hit, RuleContext, rule
+from porter.state import Edit
 from porter.syntax import SourceFile
 
 # 32-bit bit operations and their 64-bit forms (CUDA Math API integer intrinsics; GCC builtins).
@@ -33,72 +39,119 @@ _DECLARED = """[(declaration type: (_) @type declarator: [(identifier) @name (in
 DROPS = "drops lanes 32-63"
 
 
-@rule(id="WAVE004", lang="cuda", severity="error")
+# 64-bit forms that give the 32-bit answer for a value below 2^32: a safe rename.
+SAME_ANSWER = frozenset({"__popc", "__ffs", "__builtin_popcount", "__builtin_ffs", "__builtin_ctz"})
+WIDER = {"uint32_t": "uint64_t", "int32_t": "uint64_t"}
+
+
+@rule(id="WAVE004", lang="cuda", severity="error", fix="safe")
 def ballot_width(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for view in patterns.views(unit):
         src = view.src
         holders: set[tuple[int, str]] = set()  # (function start, name) of variables that hold a ballot
+        renamed: set[int] = set()  # bit operations already fixed through a direct ballot argument
         for callee, call in patterns.calls(view, patterns.BALLOTS):
             site = call
             while site.parent is not None and site.parent.type == "parenthesized_expression":
                 site = site.parent
-            narrowed, holder = _narrowing(src, site)
-            if narrowed:
-                yield Hit(*view.span(call), f"{callee} returns 64 bits on CDNA, one per lane of the wavefront; "
-                          f"{narrowed}")
-            elif holder:
+            narrowed, holder, type_node = _narrowing(src, site)
+            if holder:
                 holders.add((_scope(src, call).start_byte, holder))
+            if not narrowed:
+                continue
+            message = f"{callee} returns 64 bits on CDNA, one per lane of the wavefront; {narrowed}"
+            edits: tuple[Edit, ...] = ()
+            if type_node is not None:
+                wide = WIDER.get(patterns.type_text(src, type_node), "unsigned long long")
+                edits = (Edit(*view.span(type_node), wide),)
+            elif site.parent is not None and site.parent.type == "argument_list":
+                bit_call = site.parent.parent
+                name = src.text(bit_call.child_by_field_name("function"))
+                if name in SAME_ANSWER:
+                    renamed.add(bit_call.start_byte)
+                    edits = (Edit(*view.span(bit_call.child_by_field_name("function")), BIT32[name]),)
+                else:
+                    message += _DIFFERENT.format(name=name)
+            yield Hit(*view.span(call), message, edits=edits)
         for callee, call in patterns.calls(view, frozenset(BIT32)):
             arguments = patterns.args(call)
-            first = patterns.unwrap(arguments[0]) if arguments else None
-            if first is not None and (_scope(src, call).start_byte, src.text(first)) in holders:
-                yield Hit(*view.span(call), f"`{src.text(first)}` holds a 64-lane ballot; {callee} reads only its "
-                          f"low 32 bits and {DROPS}: use {BIT32[callee]}")
+            if not arguments or call.start_byte in renamed:
+                continue
+            scope = _scope(src, call).start_byte
+            held = [n for n in src.captures("(identifier) @i", arguments[0]) if (scope, src.text(n)) in holders]
+            if not held:
+                continue
+            message = (f"`{src.text(held[0])}` holds a 64-lane ballot; {callee} reads only the low 32 bits of "
+                       f"`{' '.join(src.text(arguments[0]).split())}` and {DROPS}: use {BIT32[callee]}")
+            if callee in SAME_ANSWER:
+                yield Hit(*view.span(call), message, edits=(Edit(*view.span(call.child_by_field_name("function")), BIT32[callee]),))
+            else:
+                yield Hit(*view.span(call), message + _DIFFERENT.format(name=callee))
 
 
-def _narrowing(src: SourceFile, site) -> tuple[str, str]:
-    """(how the ballot at `site` is narrowed, or ""; the variable it is stored in, or "")."""
+_DIFFERENT = ("; {name} counts from bit 31, its 64-bit form from bit 63, so the expression around it "
+              "changes too: left for a person")
+
+
+def _narrowing(src: SourceFile, site) -> tuple[str, str, object]:
+    """(how the ballot at `site` is narrowed, or ""; the variable it is stored in, or ""; the type node to widen, or None)."""
     parent = site.parent
     if parent is None:
-        return "", ""
+        return "", "", None
     if parent.type == "init_declarator" and parent.child_by_field_name("value") == site:
         name = src.text(parent.child_by_field_name("declarator"))
-        declared = patterns.type_text(src, parent.parent.child_by_field_name("type"))
-        narrow = declared in patterns.NARROW_INT
-        return (f"storing it in `{declared} {name}` {DROPS}: use unsigned long long" if narrow else ""), name
+        decl = parent.parent
+        type_node = decl.child_by_field_name("type")
+        declared = patterns.type_text(src, type_node)
+        if declared not in patterns.NARROW_INT:
+            return "", name, None
+        return (f"storing it in `{declared} {name}` {DROPS}: use unsigned long long", name,
+                type_node if _local_single(decl) else None)
     if parent.type == "assignment_expression" and parent.child_by_field_name("right") == site:
         name = src.text(parent.child_by_field_name("left"))
-        declared = _declared_type(src, parent, name)
-        narrow = declared in patterns.NARROW_INT
-        return (f"assigning it to `{declared} {name}` {DROPS}: use unsigned long long" if narrow else ""), name
+        decl = _declaration(src, parent, name)
+        type_node = decl.child_by_field_name("type") if decl is not None else None
+        declared = patterns.type_text(src, type_node)
+        if declared not in patterns.NARROW_INT:
+            return "", name, None
+        return (f"assigning it to `{declared} {name}` {DROPS}: use unsigned long long", name,
+                type_node if decl is not None and _local_single(decl) else None)
     if parent.type == "argument_list" and parent.parent.type == "call_expression":
         call = parent.parent
         callee = src.text(call.child_by_field_name("function"))
         if callee in BIT32:
-            return f"{callee} reads only its low 32 bits and {DROPS}: use {BIT32[callee]}", ""
+            return f"{callee} reads only its low 32 bits and {DROPS}: use {BIT32[callee]}", "", None
         parent = call
     cast = patterns.cast_target(src, parent)
     if cast:
-        return (f"casting it to `{cast[0]}` {DROPS}" if cast[0] in patterns.NARROW_INT else ""), ""
+        return (f"casting it to `{cast[0]}` {DROPS}" if cast[0] in patterns.NARROW_INT else ""), "", None
     if parent.type == "return_statement":
         function = patterns.enclosing(parent, "function_definition")
         returns = patterns.type_text(src, function.child_by_field_name("type")) if function else ""
         narrow = returns in patterns.NARROW_INT
-        return (f"returning it as `{returns}` {DROPS}: return unsigned long long" if narrow else ""), ""
-    return "", ""
+        return ((f"returning it as `{returns}` {DROPS}: return unsigned long long (its callers change too)"
+                 if narrow else ""), "", None)
+    return "", "", None
+
+
+def _local_single(decl) -> bool:
+    """A declaration inside a function body, with one declarator: widening it changes nothing else's type."""
+    return (decl.type == "declaration" and len(decl.children_by_field_name("declarator")) == 1
+            and patterns.enclosing(decl, "function_definition") is not None)
 
 
 def _scope(src: SourceFile, node):
     return patterns.enclosing(node, "function_definition") or src.tree.root_node
 
 
-def _declared_type(src: SourceFile, use, name: str) -> str:
-    """The type of the last declaration of `name` before `use`, in its function, else in the file."""
+def _declaration(src: SourceFile, use, name: str):
+    """The last declaration of `name` before `use`, in its function, else in the file; None if unseen."""
     for scope in (patterns.enclosing(use, "function_definition"), src.tree.root_node):
         if scope is None:
             continue
         seen = [m for m in src.matches(_DECLARED, scope)
                 if src.text(m["name"][0]) == name and m["name"][0].start_byte < use.start_byte]
         if seen:
-            return patterns.type_text(src, seen[-1]["type"][0])
-    return ""
+            node = seen[-1]["type"][0].parent
+            return node
+    return None

@@ -1,21 +1,27 @@
-"""WAVE005: per-warp shared array sized for 32-lane warps.
+"""WAVE005: per-warp or per-lane shared array sized for 32-lane warps.
 
-Why: a block of N threads is N / 64 wavefronts on CDNA, not N / 32, and a lane-indexed scratch row
-    needs 64 slots. `__shared__ float partial[BLOCK / 32]` keeps twice the slots the block uses,
-    and the code that fills it (`partial[threadIdx.x / 32]`, one per "warp") is then indexed wrong;
-    `__shared__ float row[WARP_SIZE]` with WARP_SIZE 32 overflows when all 64 lanes write it.
-    A one-dimensional `[32]` is reported with a doubt stated: it is the classic "one slot per warp
-    of a 1024-thread block", but may be a 32-wide tile.
+Why: a CDNA wavefront has 64 lanes, so a scratch row with one slot per lane needs 64 slots:
+    `__shared__ float row[32]` indexed by the lane overflows when lanes 32-63 write it. A block of
+    N threads is N / 64 wavefronts, not N / 32, so an array with one slot per warp
+    (`partial[BLOCK / 32]`, or `partial[32]` for a block of up to 1024 threads) has more slots than
+    CDNA fills: still in range, but the loop that reads the slots must count waves with warpSize
+    (WAVE003), or it reads slots nobody wrote.
 
 Before:
-    __shared__ float partial[BLOCK / 32];
-    __shared__ float lane_row[WARP_SIZE];
+    __shared__ float lane_row[32];            // lane_row[threadIdx.x % warpSize] = ...
+    __shared__ float partial[BLOCK / 32];     // partial[warp] = ...: in range, reported as info
 After:
-    __shared__ float partial[BLOCK / 64];     // 64: CDNA wavefront; warpSize is not constexpr
     __shared__ float lane_row[64];
+    __shared__ float partial[BLOCK / 32];
 
-Fix safety: none: the array and every index into it change together, and warpSize is not a
-    compile-time constant in HIP.
+Fix safety: safe for a one-dimensional `[32]` indexed anywhere by a lane number (a lane name, or a
+    thread index `% warpSize`, `% 32`, `& 31`): it becomes `[64]`, the most lanes a wave has on either
+    vendor, so it is right on both (NVIDIA keeps 32 unused slots). Not when the file takes its
+    sizeof, which would change. Arrays with one slot per warp are not changed, and why is said:
+    `[32]` indexed by a warp number holds the 16 waves of a 1024-thread block on CDNA (32 warps on
+    NVIDIA), and `[BLOCK / 32]` holds BLOCK / 64 waves with room to spare. `[WARP_SIZE]` follows
+    WAVE003's rewrite of WARP_SIZE. A `[32]` whose indices say neither lane nor warp may be a tile:
+    a warning, with the doubt stated.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from collections.abc import Iterator
 
 from porter.agents.microarch import patterns
 from porter.rules import Hit, RuleContext, rule
+from porter.state import Edit, Severity
 from porter.syntax import SourceFile
 
 _SHARED = "(declaration declarator: (array_declarator) @array) @decl"
@@ -33,7 +40,7 @@ WAVE64 = "a CDNA wavefront has 64 lanes"
 DOUBT = "nothing here says whether 32 is the warp size or a tile width"
 
 
-@rule(id="WAVE005", lang="cuda", severity="warning")
+@rule(id="WAVE005", lang="cuda", severity="warning", fix="safe")
 def warp_shared(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for m in unit.matches(_SHARED):
         decl, array = m["decl"][0], m["array"][0]
@@ -47,26 +54,58 @@ def warp_shared(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         name, file = unit.text(array), patterns.views(unit)[0]
         for size in reversed(sizes):
             shown = f"__shared__ {name}[{unit.text(size)}]"
+            span = (size.start_byte, size.end_byte)
             if _counts_warps(unit, size):
-                yield Hit(size.start_byte, size.end_byte, f"{shown} {WAVES}")
+                yield Hit(*span, f"{shown} {WAVES}: a block of N threads fills N / 64 of its slots on CDNA, still in "
+                          "range; the code that reads the slots must count waves with warpSize (WAVE003)",
+                          severity=Severity.info)
             elif warp := _warp_size_name(unit, size):
-                yield Hit(size.start_byte, size.end_byte, f"{shown} has a slot per lane of a 32-lane warp{warp}; {WAVE64}")
+                yield Hit(*span, f"{shown} has a slot per lane of a 32-lane warp{warp}; {WAVE64}: right once the "
+                          "constant is chosen per target (WAVE003 rewrites a warp-size constant defined here)")
             elif len(sizes) == 1 and size.type == "number_literal" and patterns.value(unit, file, size) == 32:
-                index = _warp_index(unit, name)
-                said = f"holds (indexed by `{index}`)" if index else "may hold"
-                doubt = "" if index else f": {DOUBT}"
-                yield Hit(size.start_byte, size.end_byte, f"{shown} {said} a slot per 32-lane warp of a 1024-thread "
-                          f"block, or per lane; {WAVE64}{doubt}")
+                kinds = _index_kinds(unit, name)
+                if "lane" in kinds:
+                    said = f"{shown} is indexed by a lane number (`{kinds['lane']}`); {WAVE64}, so lanes 32-63 index past its end"
+                    if _sizeof_taken(unit, name):
+                        yield Hit(*span, f"{said}; the file takes sizeof({name}), so it is left for a person",
+                                  severity=Severity.error)
+                    else:
+                        yield Hit(*span, f"{said}: size it for 64 lanes, right on both vendors",
+                                  severity=Severity.error, edits=(Edit(*span, "64"),))
+                elif "warp" in kinds:
+                    yield Hit(*span, f"{shown} holds (indexed by `{kinds['warp']}`) a slot per warp: in range on CDNA, "
+                              "where a 1024-thread block has 16 waves (32 warps on NVIDIA)", severity=Severity.info)
+                else:
+                    yield Hit(*span, f"{shown} may hold a slot per 32-lane warp of a 1024-thread block, or per lane; "
+                              f"{WAVE64}: {DOUBT}")
 
 
-def _warp_index(unit: SourceFile, array: str) -> str:
-    """An index of `array` that names a lane or a warp (`partial[warp]`), which says the 32 is the warp size."""
+def _index_kinds(unit: SourceFile, array: str) -> dict[str, str]:
+    """How `array` is indexed: {"lane": index text} for a lane number, {"warp": ...} for a warp number."""
+    kinds: dict[str, str] = {}
     for m in unit.matches(_SUBSCRIPTS):
-        if unit.text(m["array"][0]) == array:
-            indices = m["sub"][0].child_by_field_name("indices")
-            if indices is not None and patterns.mentions(unit, indices, patterns.WARP_ID_NAME):
-                return " ".join(unit.text(indices).strip("[]").split())
-    return ""
+        if unit.text(m["array"][0]) != array:
+            continue
+        indices = m["sub"][0].child_by_field_name("indices")
+        if indices is None:
+            continue
+        index = indices.named_children[0] if indices.named_child_count == 1 else indices
+        text = " ".join(unit.text(indices).strip("[]").split())
+        if patterns.is_lane_index(unit, index):
+            kinds.setdefault("lane", text)
+        elif patterns.mentions(unit, indices, patterns.WARP_ID_NAME) or _divides_threads(unit, index):
+            kinds.setdefault("warp", text)
+    return kinds
+
+
+def _divides_threads(unit: SourceFile, node) -> bool:
+    node = patterns.unwrap(node)
+    return (node.type == "binary_expression" and unit.text(node.child_by_field_name("operator")) in ("/", ">>")
+            and patterns.indexes_threads(unit, node.child_by_field_name("left")))
+
+
+def _sizeof_taken(unit: SourceFile, array: str) -> bool:
+    return any(array in unit.text(n) for n in unit.captures("(sizeof_expression) @s"))
 
 
 def _counts_warps(unit: SourceFile, size) -> bool:
