@@ -35,7 +35,7 @@ from tree_sitter import Node
 
 from porter import lds
 from porter.agents.microarch import patterns
-from porter.agents.microarch.rules.lds001_shared_budget import (
+from porter.agents.microarch.kernel_facts import (
     Eval, Kernel, SharedArray, block_shape, constant, kernels)
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.microarch.rules.lds001_shared_budget import constant, dim3_value, launches
+from porter.agents.microarch.kernel_facts import constant, dim3_value, launches
 from porter.rules import Hit, RuleContext, rule
 from porter.syntax import SourceFile
 
