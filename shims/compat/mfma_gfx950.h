@@ -1,0 +1,291 @@
+// porter compat: NVIDIA tensor-core code (nvcuda::wmma 16x16x16, mma.sync m16n8k16, ldmatrix) on
+// gfx950 (CDNA4) matrix cores, written by MFMA001-MFMA003 and pulled in by SHIM020.
+//
+// Warp -> wave mapping: a wave64 holds two 32-lane "warps" (lanes 0-31 and 32-63), so a block
+// keeps its threads, its warps and its per-warp tiles, and `threadIdx.x / 32` still names the
+// warp. Each call is a collective of one 32-lane half; both halves of a wave issue one
+// v_mfma_f32_16x16x32_{f16,bf16} together, each half owning its own rows of the result:
+//
+//   builtin operand a (16 x 32, "P"), b (32 x 16, "Q"), accumulator (16 x 16, "D") of
+//   __builtin_amdgcn_mfma_f32_16x16x32_{f16,bf16}; lane l, element i (0..7), register j (0..3):
+//     P[l % 16][8 * (l / 16) + i]     Q[8 * (l / 16) + i][l % 16]     D[4 * (l / 16) + j][l % 16]
+//   Sources: AMD ROCm blog "Matrix Core Programming on AMD CDNA3 and CDNA4 architecture"
+//   (rocm.blogs.amd.com/software-tools-optimization/matrix-cores-cdna, the 16x16x16 f16 layout,
+//   whose K grows in 8-element steps per 16-lane group on the CDNA4 16x16x32 form), AMD CDNA4 ISA
+//   reference guide ch. 7 "Matrix Arithmetic Instructions", cross-checked with IREE's
+//   MFMA_F32_16x16x32_{F16,BF16} subgroup layout (thread {16,4}, element {1,8}; acc {4,16} x {4,1}).
+//
+//   So half h (lanes 32h..32h+31) supplies K rows 16h..16h+15 of Q and receives D rows 8h..8h+7.
+//   Half h puts its own 8 x 16 problem there: P rows 8h..8h+7 over K 16h..16h+15 (other P
+//   entries zero), Q rows 16h.. = its 16 x 16 right operand, D rows 8h.. = its result. No data
+//   crosses halves, so one v_mfma computes two warps' independent 8 x 16 x 16 products. Where
+//   only one half is active (the other warp left the branch), a VALU path computes the same
+//   values from the active half alone; the MFMA is used only with the whole wave active.
+//
+// Define PORTER_NO_MFMA_HELPERS to supply your own.
+#ifndef PORTER_NO_MFMA_HELPERS
+#include <hip/hip_fp16.h>
+#include <hip/hip_bf16.h>
+
+namespace porter_mfma {
+// A warp of the ported code: half a wave64 (MFMA004 names the 32 of `threadIdx.x / 32` with it).
+constexpr int warp_threads = 32;
+constexpr int warp_shift = 5;
+
+typedef _Float16 f16x8 __attribute__((ext_vector_type(8)));
+typedef __bf16 bf16x8 __attribute__((ext_vector_type(8)));
+typedef float f32x4 __attribute__((ext_vector_type(4)));
+typedef unsigned u32x4 __attribute__((ext_vector_type(4)));
+
+__device__ inline unsigned lane() { return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u)); }
+// The value `v` holds in lane `src` (0..63); ds_bpermute addresses lanes in bytes.
+__device__ inline unsigned from_lane(unsigned v, unsigned src) {
+  return static_cast<unsigned>(__builtin_amdgcn_ds_bpermute(static_cast<int>(src << 2), static_cast<int>(v)));
+}
+__device__ inline float from_lane(float v, unsigned src) {
+  return __builtin_bit_cast(float, from_lane(__builtin_bit_cast(unsigned, v), src));
+}
+
+__device__ inline f32x4 mfma(f16x8 p, f16x8 q, f32x4 c) { return __builtin_amdgcn_mfma_f32_16x16x32_f16(p, q, c, 0, 0, 0); }
+__device__ inline f32x4 mfma(bf16x8 p, bf16x8 q, f32x4 c) { return __builtin_amdgcn_mfma_f32_16x16x32_bf16(p, q, c, 0, 0, 0); }
+
+// The same D rows of this half, from this half's lanes only (see the header comment). Kept out
+// of line and rolled: it runs only where a wave is split, and inlined it costs the MFMA path
+// registers (and spills) it never uses.
+template <typename V>
+__device__ __attribute__((noinline)) f32x4 half_alone(V p, V q, f32x4 c) {
+  const unsigned l = lane(), r = l & 31, base = l & 32, h = l >> 5, col = r & 15;
+  const u32x4 pw = __builtin_bit_cast(u32x4, p), qw = __builtin_bit_cast(u32x4, q);
+  f32x4 d = c;
+#pragma unroll 1
+  for (unsigned kb = 0; kb < 2; ++kb) {
+    u32x4 qk;
+    for (int w = 0; w < 4; ++w) qk[w] = from_lane(qw[w], base + 16 * kb + col);
+    const V qv = __builtin_bit_cast(V, qk);
+#pragma unroll 1
+    for (int j = 0; j < 4; ++j) {
+      u32x4 pk;
+      for (int w = 0; w < 4; ++w) pk[w] = from_lane(pw[w], base + 16 * kb + 8 * h + 4 * (r >> 4) + j);
+      const V pv = __builtin_bit_cast(V, pk);
+      for (int i = 0; i < 8; ++i) d[j] += static_cast<float>(pv[i]) * static_cast<float>(qv[i]);
+    }
+  }
+  return d;
+}
+
+// D rows 8h..8h+7 = P rows 8h.. * Q rows 16h.. + C, for the half h this lane is in.
+template <typename V>
+__device__ inline f32x4 half_wave_step(V p, V q, f32x4 c) {
+  if (__builtin_amdgcn_read_exec() == ~0ull) return mfma(p, q, c);
+  return half_alone(p, q, c);
+}
+
+// Whether this lane carries P rows for its own half: P row l % 16 lies in 8h..8h+7.
+__device__ inline bool p_row_lane() { return ((lane() >> 3) & 1) == ((lane() >> 5) & 1); }
+
+template <typename T> struct element;
+template <> struct element<__half> { typedef f16x8 vec; typedef _Float16 raw; };
+template <> struct element<__hip_bfloat16> { typedef bf16x8 vec; typedef __bf16 raw; };
+
+template <typename T>
+__device__ inline typename element<T>::vec pack8(const T* x) {
+  typename element<T>::vec v;
+  for (int i = 0; i < 8; ++i) v[i] = __builtin_bit_cast(typename element<T>::raw, x[i]);
+  return v;
+}
+}  // namespace porter_mfma
+
+// nvcuda::wmma, 16x16x16 with __half or __hip_bfloat16 inputs and float accumulators.
+// Fragment contents per lane (r = lane % 32, h = lane / 32, s = 8-row slab 0/1):
+//   matrix_a    x[8s + i] = A[8s + r % 8][8 * (r / 16) + i] where (r / 8) % 2 == h, else 0
+//   matrix_b    x[i]      = B[8 * (r / 16) + i][r % 16]
+//   accumulator x[4s + j] = C[8s + 4 * (r / 16) + j][r % 16]
+namespace porter_wmma {
+struct matrix_a {};
+struct matrix_b {};
+struct accumulator {};
+struct row_major {};
+struct col_major {};
+enum layout_t { mem_row_major, mem_col_major };
+
+template <typename Use, int M, int N, int K, typename T, typename Layout = void> struct fragment;
+
+template <typename T, typename Layout> struct fragment<matrix_a, 16, 16, 16, T, Layout> {
+  static constexpr int num_elements = 16;
+  T x[16];
+};
+template <typename T, typename Layout> struct fragment<matrix_b, 16, 16, 16, T, Layout> {
+  static constexpr int num_elements = 8;
+  T x[8];
+};
+template <> struct fragment<accumulator, 16, 16, 16, float, void> {
+  static constexpr int num_elements = 8;
+  float x[8];
+};
+
+__device__ inline unsigned at(unsigned row, unsigned col, unsigned ldm, bool row_major_) {
+  return row_major_ ? row * ldm + col : row + col * ldm;
+}
+
+template <typename T, typename Layout>
+__device__ inline void load_matrix_sync(fragment<matrix_a, 16, 16, 16, T, Layout>& f, const T* p, unsigned ldm) {
+  const unsigned r = porter_mfma::lane() & 31;
+  const bool mine = porter_mfma::p_row_lane();
+  for (int s = 0; s < 2; ++s)
+    for (int i = 0; i < 8; ++i)
+      f.x[8 * s + i] = mine ? p[at(8 * s + (r & 7), 8 * (r >> 4) + i, ldm, __is_same(Layout, row_major))] : T(0.0f);
+}
+template <typename T, typename Layout>
+__device__ inline void load_matrix_sync(fragment<matrix_b, 16, 16, 16, T, Layout>& f, const T* p, unsigned ldm) {
+  const unsigned r = porter_mfma::lane() & 31;
+  for (int i = 0; i < 8; ++i) f.x[i] = p[at(8 * (r >> 4) + i, r & 15, ldm, __is_same(Layout, row_major))];
+}
+__device__ inline void load_matrix_sync(fragment<accumulator, 16, 16, 16, float, void>& f, const float* p,
+                                        unsigned ldm, layout_t layout) {
+  const unsigned r = porter_mfma::lane() & 31;
+  for (int s = 0; s < 2; ++s)
+    for (int j = 0; j < 4; ++j) f.x[4 * s + j] = p[at(8 * s + 4 * (r >> 4) + j, r & 15, ldm, layout == mem_row_major)];
+}
+__device__ inline void store_matrix_sync(float* p, const fragment<accumulator, 16, 16, 16, float, void>& f,
+                                         unsigned ldm, layout_t layout) {
+  const unsigned r = porter_mfma::lane() & 31;
+  for (int s = 0; s < 2; ++s)
+    for (int j = 0; j < 4; ++j) p[at(8 * s + 4 * (r >> 4) + j, r & 15, ldm, layout == mem_row_major)] = f.x[4 * s + j];
+}
+
+template <typename T, typename Layout>
+__device__ inline void fill_fragment(fragment<matrix_a, 16, 16, 16, T, Layout>& f, T v) {
+  const bool mine = porter_mfma::p_row_lane();  // the padding lanes stay zero
+  for (int i = 0; i < 16; ++i) f.x[i] = mine ? v : T(0.0f);
+}
+template <typename T, typename Layout>
+__device__ inline void fill_fragment(fragment<matrix_b, 16, 16, 16, T, Layout>& f, T v) {
+  for (int i = 0; i < 8; ++i) f.x[i] = v;
+}
+__device__ inline void fill_fragment(fragment<accumulator, 16, 16, 16, float, void>& f, float v) {
+  for (int i = 0; i < 8; ++i) f.x[i] = v;
+}
+
+// D = A * B + C: two 8-row slabs, one v_mfma_f32_16x16x32 each (shared by both halves).
+template <typename T, typename LA, typename LB>
+__device__ inline void mma_sync(fragment<accumulator, 16, 16, 16, float, void>& d,
+                                const fragment<matrix_a, 16, 16, 16, T, LA>& a,
+                                const fragment<matrix_b, 16, 16, 16, T, LB>& b,
+                                const fragment<accumulator, 16, 16, 16, float, void>& c) {
+  const auto q = porter_mfma::pack8(b.x);
+  for (int s = 0; s < 2; ++s) {
+    const porter_mfma::f32x4 acc = {c.x[4 * s], c.x[4 * s + 1], c.x[4 * s + 2], c.x[4 * s + 3]};
+    const porter_mfma::f32x4 out = porter_mfma::half_wave_step(porter_mfma::pack8(a.x + 8 * s), q, acc);
+    for (int j = 0; j < 4; ++j) d.x[4 * s + j] = out[j];
+  }
+}
+}  // namespace porter_wmma
+
+// PTX mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32, with NVIDIA's per-thread
+// fragments (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type"), thread
+// t = 4g + q of the warp:
+//   a[p] = {A[g + 8 (p & 1)][2q + 8 (p >> 1) + e], e = 0, 1}   (p = 0..3, low half first)
+//   b[p] = {B[2q + 8p + e][g], e = 0, 1}                      (p = 0..1)
+//   c[i] = C[g + 8 (i >> 1)][2q + (i & 1)]                    (i = 0..3), d likewise
+// The half computes the transposed product D^T (8 x 16) = B^T (8 x 16) A^T (16 x 16) + C^T, so
+// D^T is the half's 8 rows of the MFMA result (P = B^T, Q = A^T), regathered into c/d order.
+namespace porter_mfma {
+template <typename V>
+__device__ inline void mma_m16n8k16(float& d0, float& d1, float& d2, float& d3, unsigned a0, unsigned a1,
+                                    unsigned a2, unsigned a3, unsigned b0, unsigned b1, float c0, float c1,
+                                    float c2, float c3) {
+  const unsigned l = lane(), r = l & 31, base = l & 32, kb = r >> 4, m = r & 15;
+  const unsigned n = r & 7;
+  const bool mine = p_row_lane();
+  const unsigned a[4] = {a0, a1, a2, a3};
+  const float c[4] = {c0, c1, c2, c3};
+  u32x4 p, q;
+  for (unsigned qq = 0; qq < 4; ++qq) {
+    const unsigned bsrc = base + 4 * n + qq;  // P[n][8kb + 2qq + e] = B[8kb + 2qq + e][n]
+    const unsigned lo = from_lane(b0, bsrc), hi = from_lane(b1, bsrc);
+    p[qq] = mine ? (kb ? hi : lo) : 0u;
+    const unsigned asrc = base + 4 * (m & 7) + qq;  // Q[8kb + 2qq + e][m] = A[m][8kb + 2qq + e]
+    unsigned got[4];
+    for (int w = 0; w < 4; ++w) got[w] = from_lane(a[w], asrc);
+    q[qq] = got[(m >> 3) + 2 * kb];
+  }
+  f32x4 acc;  // acc[j] = C^T[4kb + j][m] = C[m][4kb + j]
+  for (unsigned j = 0; j < 4; ++j) {
+    const unsigned src = base + 4 * (m & 7) + 2 * kb + (j >> 1);
+    const float lo = from_lane(c[j & 1], src), hi = from_lane(c[2 + (j & 1)], src);
+    acc[j] = (m >> 3) ? hi : lo;
+  }
+  const f32x4 out = half_wave_step(__builtin_bit_cast(V, p), __builtin_bit_cast(V, q), acc);
+  const unsigned g = r >> 2, qd = r & 3;
+  float res[4];
+  for (unsigned i = 0; i < 4; ++i) {  // d[i] = C[g + 8(i >> 1)][2qd + (i & 1)] = D^T[n'][m']
+    const unsigned mm = g + 8 * (i >> 1), nn = 2 * qd + (i & 1);
+    const unsigned src = base + 16 * (nn >> 2) + mm;
+    const float v0 = from_lane(out[i & 1], src), v1 = from_lane(out[2 + (i & 1)], src);
+    res[i] = (qd & 1) ? v1 : v0;  // register nn & 3 = 2 (qd & 1) + (i & 1)
+  }
+  d0 = res[0];
+  d1 = res[1];
+  d2 = res[2];
+  d3 = res[3];
+}
+}  // namespace porter_mfma
+
+__device__ inline void porter_mma_m16n8k16_f16(float& d0, float& d1, float& d2, float& d3, unsigned a0,
+                                               unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1,
+                                               float c0, float c1, float c2, float c3) {
+  porter_mfma::mma_m16n8k16<porter_mfma::f16x8>(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1, c0, c1, c2, c3);
+}
+__device__ inline void porter_mma_m16n8k16_bf16(float& d0, float& d1, float& d2, float& d3, unsigned a0,
+                                                unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1,
+                                                float c0, float c1, float c2, float c3) {
+  porter_mfma::mma_m16n8k16<porter_mfma::bf16x8>(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1, c0, c1, c2, c3);
+}
+
+// PTX ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16 within a 32-lane half: threads
+// 8i..8i+7 give the row addresses (LDS byte offsets) of 8x8 matrix i; thread t = 4g + q receives
+// {M_i[g][2q], M_i[g][2q + 1]} (with .trans: {M_i[2q][g], M_i[2q + 1][g]}).
+namespace porter_mfma {
+typedef __attribute__((address_space(3))) const unsigned short lds_u16;
+__device__ inline unsigned ldmatrix_one(unsigned addr, unsigned i, bool trans) {
+  const unsigned l = lane(), base = l & 32, g = (l & 31) >> 2, q = l & 3;
+  if (!trans) {
+    const unsigned row = from_lane(addr, base + 8 * i + g);
+    return *reinterpret_cast<__attribute__((address_space(3))) const unsigned*>(static_cast<size_t>(row + 4 * q));
+  }
+  const unsigned row0 = from_lane(addr, base + 8 * i + 2 * q), row1 = from_lane(addr, base + 8 * i + 2 * q + 1);
+  const unsigned lo = *reinterpret_cast<lds_u16*>(static_cast<size_t>(row0 + 2 * g));
+  const unsigned hi = *reinterpret_cast<lds_u16*>(static_cast<size_t>(row1 + 2 * g));
+  return lo | (hi << 16);
+}
+}  // namespace porter_mfma
+
+__device__ inline void porter_ldmatrix_x1(unsigned& r0, unsigned addr) { r0 = porter_mfma::ldmatrix_one(addr, 0, false); }
+__device__ inline void porter_ldmatrix_x2(unsigned& r0, unsigned& r1, unsigned addr) {
+  r0 = porter_mfma::ldmatrix_one(addr, 0, false);
+  r1 = porter_mfma::ldmatrix_one(addr, 1, false);
+}
+__device__ inline void porter_ldmatrix_x4(unsigned& r0, unsigned& r1, unsigned& r2, unsigned& r3, unsigned addr) {
+  r0 = porter_mfma::ldmatrix_one(addr, 0, false);
+  r1 = porter_mfma::ldmatrix_one(addr, 1, false);
+  r2 = porter_mfma::ldmatrix_one(addr, 2, false);
+  r3 = porter_mfma::ldmatrix_one(addr, 3, false);
+}
+__device__ inline void porter_ldmatrix_x1_trans(unsigned& r0, unsigned addr) { r0 = porter_mfma::ldmatrix_one(addr, 0, true); }
+__device__ inline void porter_ldmatrix_x2_trans(unsigned& r0, unsigned& r1, unsigned addr) {
+  r0 = porter_mfma::ldmatrix_one(addr, 0, true);
+  r1 = porter_mfma::ldmatrix_one(addr, 1, true);
+}
+__device__ inline void porter_ldmatrix_x4_trans(unsigned& r0, unsigned& r1, unsigned& r2, unsigned& r3, unsigned addr) {
+  r0 = porter_mfma::ldmatrix_one(addr, 0, true);
+  r1 = porter_mfma::ldmatrix_one(addr, 1, true);
+  r2 = porter_mfma::ldmatrix_one(addr, 2, true);
+  r3 = porter_mfma::ldmatrix_one(addr, 3, true);
+}
+#ifndef PORTER_HAVE_CVTA_GENERIC_TO_SHARED
+// CUDA's generic -> shared-window conversion: on AMDGPU, the 32-bit LDS offset of the pointer.
+__device__ inline size_t __cvta_generic_to_shared(const void* p) {
+  return static_cast<size_t>(reinterpret_cast<__UINTPTR_TYPE__>((__attribute__((address_space(3))) const void*)p) & 0xffffffffu);
+}
+#endif
+#endif

@@ -1,0 +1,219 @@
+"""The gfx950 helpers' lane layouts (shims/compat/mfma_gfx950.h), checked numerically without a GPU.
+
+`Wave` runs the helpers' index arithmetic, transcribed line for line from the header, on a model
+of v_mfma_f32_16x16x32 with AMD's published operand layout (lane l, element i, register j):
+a: P[l % 16][8 (l // 16) + i]; b: Q[8 (l // 16) + i][l % 16]; acc: D[4 (l // 16) + j][l % 16]
+(AMD ROCm blog "Matrix Core Programming on AMD CDNA3 and CDNA4 architecture"; CDNA4 ISA guide,
+ch. 7). NVIDIA's side (mma.m16n8k16 fragments, ldmatrix) follows the PTX ISA. A wrong lane or
+element anywhere makes load -> MFMA -> store differ from A @ B + C here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+LANES = 64
+
+
+def mfma_16x16x32(p: np.ndarray, q: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """One v_mfma_f32_16x16x32: p, q (64, 8) and c (64, 4) per lane -> d (64, 4) per lane."""
+    P, Q = np.zeros((16, 32)), np.zeros((32, 16))
+    C = np.zeros((16, 16))
+    for lane in range(LANES):
+        for i in range(8):
+            P[lane % 16, 8 * (lane // 16) + i] = p[lane, i]
+            Q[8 * (lane // 16) + i, lane % 16] = q[lane, i]
+        for j in range(4):
+            C[4 * (lane // 16) + j, lane % 16] = c[lane, j]
+    D = P @ Q + C
+    return np.array([[D[4 * (lane // 16) + j, lane % 16] for j in range(4)] for lane in range(LANES)])
+
+
+class Wave:
+    """A wave64 running the helpers; `active` lists the halves that reach the call."""
+
+    def __init__(self, active: tuple[int, ...] = (0, 1)) -> None:
+        self.active = active
+
+    def lanes(self):
+        return [lane for lane in range(LANES) if lane >> 5 in self.active]
+
+    @staticmethod
+    def p_row_lane(lane: int) -> bool:
+        return ((lane >> 3) & 1) == ((lane >> 5) & 1)
+
+    def half_wave_step(self, p: np.ndarray, q: np.ndarray, c: np.ndarray) -> np.ndarray:
+        if self.active == (0, 1):
+            return mfma_16x16x32(p, q, c)
+        d = c.copy()
+        for lane in self.lanes():  # half_alone: this half's lanes only
+            r, base, h, col = lane & 31, lane & 32, lane >> 5, lane & 15
+            for kb in range(2):
+                qv = q[base + 16 * kb + col]
+                for j in range(4):
+                    pv = p[base + 16 * kb + 8 * h + 4 * (r >> 4) + j]
+                    d[lane, j] += float(np.dot(pv, qv))
+        return d
+
+    # nvcuda::wmma 16x16x16 (row-major A, column-major B, row-major C), per half h the matrices of warp h
+    def wmma(self, A: list[np.ndarray], B: list[np.ndarray], C: list[np.ndarray]) -> list[np.ndarray]:
+        af, bf, acc = np.zeros((LANES, 16)), np.zeros((LANES, 8)), np.zeros((LANES, 8))
+        stale = np.random.default_rng(0).normal(size=(LANES, 16))
+        af[:], bf[:], acc[:] = stale, stale[:, :8], stale[:, 8:]  # what inactive lanes hold
+        for lane in self.lanes():
+            h, r = lane >> 5, lane & 31
+            for s in range(2):
+                for i in range(8):
+                    af[lane, 8 * s + i] = A[h][8 * s + (r & 7), 8 * (r >> 4) + i] if self.p_row_lane(lane) else 0.0
+            for i in range(8):
+                bf[lane, i] = B[h][8 * (r >> 4) + i, r & 15]
+            for s in range(2):
+                for j in range(4):
+                    acc[lane, 4 * s + j] = C[h][8 * s + 4 * (r >> 4) + j, r & 15]
+        out = acc.copy()
+        for s in range(2):
+            out[:, 4 * s:4 * s + 4] = self.half_wave_step(af[:, 8 * s:8 * s + 8], bf, acc[:, 4 * s:4 * s + 4])
+        result = [np.full((16, 16), np.nan), np.full((16, 16), np.nan)]
+        for lane in self.lanes():
+            h, r = lane >> 5, lane & 31
+            for s in range(2):
+                for j in range(4):
+                    result[h][8 * s + 4 * (r >> 4) + j, r & 15] = out[lane, 4 * s + j]
+        return result
+
+    # mma.sync m16n8k16 with NVIDIA fragments: regs[h] = (a (32, 4, 2), b (32, 2, 2), c (32, 4)) per thread
+    def mma_m16n8k16(self, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """a (64, 4, 2), b (64, 2, 2), c (64, 4) per lane (16-bit pairs as two floats) -> d (64, 4)."""
+        p, q, acc = np.zeros((LANES, 8)), np.zeros((LANES, 8)), np.zeros((LANES, 4))
+        for lane in self.lanes():
+            r, base, kb, m, n = lane & 31, lane & 32, (lane & 31) >> 4, lane & 15, lane & 7
+            for qq in range(4):
+                bsrc = base + 4 * n + qq
+                lo, hi = b[bsrc, 0], b[bsrc, 1]
+                p[lane, 2 * qq:2 * qq + 2] = (hi if kb else lo) if self.p_row_lane(lane) else 0.0
+                asrc = base + 4 * (m & 7) + qq
+                q[lane, 2 * qq:2 * qq + 2] = a[asrc, (m >> 3) + 2 * kb]
+            for j in range(4):
+                src = base + 4 * (m & 7) + 2 * kb + (j >> 1)
+                lo, hi = c[src, j & 1], c[src, 2 + (j & 1)]
+                acc[lane, j] = hi if m >> 3 else lo
+        out = self.half_wave_step(p, q, acc)
+        d = np.full((LANES, 4), np.nan)
+        for lane in self.lanes():
+            r, base = lane & 31, lane & 32
+            g, qd = r >> 2, r & 3
+            for i in range(4):
+                mm, nn = g + 8 * (i >> 1), 2 * qd + (i & 1)
+                src = base + 16 * (nn >> 2) + mm
+                v0, v1 = out[src, i & 1], out[src, 2 + (i & 1)]
+                d[lane, i] = v1 if qd & 1 else v0
+        return d
+
+    def ldmatrix(self, lds: np.ndarray, addr: np.ndarray, count: int, trans: bool) -> np.ndarray:
+        """lds: 16-bit words by element offset; addr (64,) element offsets -> regs (64, count, 2)."""
+        regs = np.full((LANES, count, 2), np.nan)
+        for lane in self.lanes():
+            base, g, q = lane & 32, (lane & 31) >> 2, lane & 3
+            for i in range(count):
+                if not trans:
+                    row = addr[base + 8 * i + g]
+                    regs[lane, i] = lds[row + 2 * q], lds[row + 2 * q + 1]
+                else:
+                    row0, row1 = addr[base + 8 * i + 2 * q], addr[base + 8 * i + 2 * q + 1]
+                    regs[lane, i] = lds[row0 + g], lds[row1 + g]
+        return regs
+
+
+def nvidia_mma_fragments(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per-thread mma.m16n8k16 fragments of one warp (PTX ISA, floating-point fragments for m16n8k16)."""
+    a, b, c = np.zeros((32, 4, 2)), np.zeros((32, 2, 2)), np.zeros((32, 4))
+    for t in range(32):
+        g, q = t >> 2, t & 3
+        for p in range(4):
+            for e in range(2):
+                a[t, p, e] = A[g + 8 * (p & 1), 2 * q + 8 * (p >> 1) + e]
+        for p in range(2):
+            for e in range(2):
+                b[t, p, e] = B[2 * q + 8 * p + e, g]
+        for i in range(4):
+            c[t, i] = C[g + 8 * (i >> 1), 2 * q + (i & 1)]
+    return a, b, c
+
+
+RNG = np.random.default_rng(2026)
+
+
+def small(shape):
+    """Values exact in f16 and bf16, so every product and sum is exact in float64."""
+    return RNG.integers(-8, 9, size=shape) / 8.0
+
+
+def test_mfma_model_is_a_16x16x32_product() -> None:
+    P, Q, C = small((16, 32)), small((32, 16)), small((16, 16))
+    p = np.array([[P[lane % 16, 8 * (lane // 16) + i] for i in range(8)] for lane in range(LANES)])
+    q = np.array([[Q[8 * (lane // 16) + i, lane % 16] for i in range(8)] for lane in range(LANES)])
+    c = np.array([[C[4 * (lane // 16) + j, lane % 16] for j in range(4)] for lane in range(LANES)])
+    d = mfma_16x16x32(p, q, c)
+    D = P @ Q + C
+    for lane in range(LANES):
+        for j in range(4):
+            assert d[lane, j] == D[4 * (lane // 16) + j, lane % 16]
+
+
+@pytest.mark.parametrize("active", [(0, 1), (0,), (1,)], ids=["both-warps", "warp0-alone", "warp1-alone"])
+def test_wmma_16x16x16_per_warp(active) -> None:
+    A = [small((16, 16)) for _ in range(2)]
+    B = [small((16, 16)) for _ in range(2)]
+    C = [small((16, 16)) for _ in range(2)]
+    got = Wave(active).wmma(A, B, C)
+    for h in active:
+        np.testing.assert_array_equal(got[h], A[h] @ B[h] + C[h])
+
+
+@pytest.mark.parametrize("active", [(0, 1), (0,), (1,)], ids=["both-warps", "warp0-alone", "warp1-alone"])
+def test_mma_m16n8k16_nvidia_fragments(active) -> None:
+    mats = [(small((16, 16)), small((16, 8)), small((16, 8))) for _ in range(2)]
+    frags = [nvidia_mma_fragments(*m) for m in mats]
+    a = np.concatenate([f[0] for f in frags])
+    b = np.concatenate([f[1] for f in frags])
+    c = np.concatenate([f[2] for f in frags])
+    d = Wave(active).mma_m16n8k16(a, b, c)
+    for h in active:
+        A, B, C = mats[h]
+        _, _, want = nvidia_mma_fragments(A, B, A @ B + C)
+        np.testing.assert_array_equal(d[32 * h:32 * h + 32], want)
+
+
+@pytest.mark.parametrize("count", [1, 2, 4])
+@pytest.mark.parametrize("trans", [False, True])
+def test_ldmatrix(count: int, trans: bool) -> None:
+    stride = 24  # padded rows, as kernels use against bank conflicts
+    lds = RNG.normal(size=64 * stride)
+    rows = RNG.permutation(64)  # any row may live anywhere
+    addr = np.array([rows[lane] * stride for lane in range(LANES)])
+    regs = Wave().ldmatrix(lds, addr, count, trans)
+    for lane in range(LANES):
+        base, g, q = lane & 32, (lane & 31) >> 2, lane & 3
+        for i in range(count):
+            M = np.array([lds[addr[base + 8 * i + row]:addr[base + 8 * i + row] + 8] for row in range(8)])
+            want = (M[2 * q, g], M[2 * q + 1, g]) if trans else (M[g, 2 * q], M[g, 2 * q + 1])
+            assert tuple(regs[lane, i]) == want
+
+
+def test_ldmatrix_feeds_mma_like_the_cuda_kernel() -> None:
+    """ldmatrix.x4 of A (16x16) and ldmatrix.x2.trans of B (16x8) row-major tiles, then mma."""
+    A, B, C = small((16, 16)), small((16, 8)), small((16, 8))
+    lds = np.concatenate([A.ravel(), B.ravel()])
+    wave = Wave((0,))
+    lane_ids = np.arange(LANES) & 31
+    a_addr = (lane_ids % 16) * 16 + (lane_ids // 16) * 8  # threads 0-15 rows, 16-31 the k+8 half
+    b_addr = 256 + (lane_ids % 16) * 8
+    a = wave.ldmatrix(lds, a_addr, 4, False)
+    b = wave.ldmatrix(lds, b_addr, 2, True)
+    c = np.zeros((LANES, 4))
+    _, _, c[:32] = nvidia_mma_fragments(A, B, C)
+    d = wave.mma_m16n8k16(a, b, c)
+    _, _, want = nvidia_mma_fragments(A, B, A @ B + C)
+    np.testing.assert_array_equal(d[:32], want)
