@@ -15,7 +15,7 @@ import bisect
 import importlib
 import pkgutil
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Literal
@@ -167,13 +167,20 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
     """Run rules over one file; merge their edits into one patch.
 
     Edits are taken in rule-id order; an edit that overlaps one already taken is dropped and
-    its finding is reported as not fixed, so two rules never fight over the same bytes.
+    its finding is reported as not fixed, so two rules never fight over the same bytes. A hit
+    whose whole span an earlier rule already rewrote (MFMA002 replaced the asm statement PTX001
+    would report) is about code that is gone: it is recorded as fixed by that rule.
     """
     findings: list[Finding] = []
     taken = _Taken()
     for r in rules:
         for hit in r.func(unit, ctx):
-            fixed = bool(hit.edits) and taken.add(hit.edits, r.id)
+            detail = hit.detail
+            if (earlier := taken.covering(hit.start, hit.end)) is not None:
+                fixed = True
+                detail = f"rewritten by {earlier}" + (f"\n{detail}" if detail else "")
+            else:
+                fixed = bool(hit.edits) and taken.add(hit.edits, r.id)
             line, col = unit.line_col(hit.start)
             end_line, end_col = unit.line_col(hit.end)
             # Built without re-validation: every field comes from the registry or the file itself,
@@ -183,7 +190,7 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
                 location=Location.model_construct(path=unit.path, line=line, column=col,
                                                   end_line=end_line, end_column=end_col),
                 snippet=unit.line_text(line).strip(), agent=agent,
-                fixable=bool(hit.edits), fixed=fixed, detail=hit.detail,
+                fixable=bool(hit.edits) or fixed, fixed=fixed, detail=detail,
             ))
     patch = None
     if taken.edits:
@@ -200,6 +207,7 @@ class _Taken:
         self.edits: list[Edit] = []
         self._starts: list[int] = []
         self._ends: list[int] = []
+        self._rules: list[str] = []
 
     def _free(self, start: int, end: int) -> bool:
         i = bisect.bisect_left(self._starts, start)
@@ -213,6 +221,15 @@ class _Taken:
             i += 1
         return True
 
+    def covering(self, start: int, end: int) -> str | None:
+        """The rule whose taken replacement spans all of [start, end), if one does."""
+        i = bisect.bisect_right(self._starts, start) - 1
+        while i >= 0 and self._starts[i] == start and self._ends[i] == start:
+            i -= 1  # an insertion at `start` rewrote nothing of this span
+        if i >= 0 and self._starts[i] < self._ends[i] and self._ends[i] >= end and end > start:
+            return self._rules[i]
+        return None
+
     def add(self, edits: tuple[Edit, ...], rule_id: str) -> bool:
         """Take all of a hit's edits, or none of them when any overlaps one already taken."""
         if not all(self._free(e.start, e.end) for e in edits):
@@ -221,14 +238,9 @@ class _Taken:
             i = bisect.bisect_left(self._starts, e.start)
             self._starts.insert(i, e.start)
             self._ends.insert(i, e.end)
+            self._rules.insert(i, rule_id)
             self.edits.append(e if e.rule == rule_id else e._replace(rule=rule_id))
         return True
-
-
-def node_hits(nodes: Iterable, message: Callable[[object], str]) -> Iterator[Hit]:
-    """Detection-only hits for tree-sitter nodes."""
-    for n in nodes:
-        yield Hit(n.start_byte, n.end_byte, message(n))
 
 
 def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleContext) -> tuple[list[Finding], list[Patch]]:

@@ -1,0 +1,367 @@
+/* porter hip_on_cuda: a 64-lane AMD wavefront emulated by two NVIDIA warps.
+ *
+ * Stands in for: HIP's cross-lane functions on gfx9 (__shfl, __shfl_up, __shfl_down,
+ * __shfl_xor, __ballot, __any, __all, __activemask, __lane_id, the *_sync forms with 64-bit
+ * masks, __match_any_sync / __match_all_sync), written from their documented behaviour
+ * (HIP C++ language extensions, "Warp cross-lane functions", ROCm 6.3), not from ROCm source.
+ *
+ * Model
+ *   - A block's threads are numbered linearly, x fastest (t = x + X*(y + Y*z)); this is both
+ *     HIP's wave assignment and CUDA's warp assignment. Lane = t % 64, wave = t / 64, so a wave
+ *     is NVIDIA warps 2w and 2w+1 ("halves" 0 and 1).
+ *   - A collective is an exchange through shared memory: every lane of the wave writes one
+ *     64-bit slot, the two warps synchronise, every lane reads what it needs, the two warps
+ *     synchronise again (so the next collective cannot overwrite a slot still being read).
+ *   - The two warps synchronise with a hardware named barrier per wave:
+ *     `barrier.sync id, count` with id = 1 + wave and count = 32 x (warps in the wave)
+ *     (PTX ISA, "barrier{.cta}": ids 0..15, count a multiple of the warp size, arrival counted
+ *     per warp; barrier 0 is __syncthreads). The non-.aligned form is used, which waits for
+ *     every non-exited thread of the calling warp. A wave of one warp (the tail of a block
+ *     whose size is not a multiple of 64) uses __syncwarp instead.
+ *   - Lanes that have exited (returned) are inactive, as on AMD: a read from an inactive lane
+ *     returns 0 (ds_bpermute_b32 semantics: "reading from inactive lanes returns 0", Rust
+ *     core::arch::amdgpu::ds_bpermute docs), they contribute 0 to ballots and are excluded
+ *     from __activemask. Liveness of a warp's lanes is taken with __ballot_sync over the lanes
+ *     that exist, which exited threads do not block (CUDA Programming Guide, warp vote).
+ *
+ * Contract (what ported code must satisfy here; violations are undefined: wrong values or a
+ * hang, never a diagnosis)
+ *   1. Every live lane of the wave calls the collective together, as on AMD hardware where the
+ *      wave executes in lockstep. A collective under a branch that splits a wave - e.g.
+ *      `if (threadIdx.x / 32 == 0) v = __shfl_down(v, 1);`, a wave32 idiom - deadlocks here.
+ *      (On AMD it runs with half the wave inactive; such code is itself a wave32 assumption.)
+ *   2. Both warps of a wave stay alive while either calls collectives: if all 32 threads of one
+ *      half have returned, the other half waits at the wave barrier for a warp that never
+ *      arrives (whether the hardware counts an exited warp as arrived at a counted named
+ *      barrier is not documented; assume it hangs). Guard with `if`, not `return`, or exit
+ *      whole waves.
+ *   3. At most 15 two-warp waves per block use collectives (named barriers 1..15; a block of
+ *      more than 960 threads has a 16th wave). Wave 15 traps with a message instead of
+ *      corrupting data. A tail wave of <= 32 threads needs no barrier and is not limited.
+ *   4. The kernel uses no named barriers of its own (bar.sync/barrier.sync ids 1..15).
+ *   5. Wave-synchronous code that communicates through LDS without a barrier, relying on the
+ *      wave's lockstep, is not emulated: the two warps are not in lockstep. Use __syncthreads,
+ *      or __builtin_amdgcn_wave_barrier / __syncwarp, which map to the wave barrier here.
+ *
+ * Cost: 8 KiB of static shared memory per block in kernels that use a collective (16 waves x
+ * 64 lanes x 8 bytes), counted against the 48 KiB static limit and the opt-in maximum of
+ * dynamic shared memory. Speed is not a goal.
+ */
+#pragma once
+
+#include <porter_hoc/config.h>
+
+namespace porter_hoc {
+
+constexpr unsigned kWaveLanes = 64;
+constexpr unsigned kMaxWaves = 16;           // 1024 threads per block / 64
+constexpr unsigned kMaxBarrierWaves = 15;    // named barrier ids 1..15; 0 is __syncthreads
+
+/* Shared scratch of all collectives. A function-scope __shared__ variable of an inline
+ * function is one per block in each kernel that (transitively) uses it; kernels that use no
+ * collective do not pay for it. */
+struct WaveScratch {
+  unsigned long long slot[kMaxWaves][kWaveLanes];
+  unsigned word[kMaxWaves][2];  // one 32-bit word per warp (a warp's ballot, say)
+  unsigned live[kMaxWaves][2];  // the live lanes of each warp
+};
+
+__device__ inline WaveScratch& scratch() {
+  __shared__ WaveScratch s;
+  return s;
+}
+
+/* Where the calling thread sits in its wave. */
+struct WavePos {
+  unsigned lane;       // 0..63
+  unsigned wave;       // wave index in the block
+  unsigned half;       // 0: lanes 0-31 (warp 2*wave), 1: lanes 32-63 (warp 2*wave+1)
+  unsigned nwarps;     // warps in this wave: 2, or 1 for a tail wave of <= 32 threads
+  unsigned warp_mask;  // lanes of the calling warp that exist (tail of a partial block)
+};
+
+__device__ inline WavePos wave_pos() {
+  const unsigned nthreads = blockDim.x * blockDim.y * blockDim.z;
+  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  WavePos p;
+  p.lane = t % kWaveLanes;
+  p.wave = t / kWaveLanes;
+  p.half = p.lane / 32;
+  const unsigned in_wave = min(kWaveLanes, nthreads - p.wave * kWaveLanes);
+  p.nwarps = (in_wave + 31) / 32;
+  const unsigned in_warp = min(32u, in_wave - 32 * p.half);
+  p.warp_mask = in_warp == 32 ? 0xffffffffu : ((1u << in_warp) - 1u);
+  return p;
+}
+
+/* Synchronise the (one or two) warps of the caller's wave; orders shared-memory accesses. */
+__device__ inline void wave_barrier(const WavePos& p) {
+  if (p.nwarps == 1) {
+    __syncwarp(p.warp_mask);
+    return;
+  }
+  if (p.wave >= kMaxBarrierWaves) {
+    if (p.lane == 0)
+      printf("porter hip_on_cuda: wave %u of block (%u,%u,%u) calls a wave collective; only "
+             "waves 0-%u (960 threads) have a named barrier - see porter_hoc/wave.h\n",
+             p.wave, blockIdx.x, blockIdx.y, blockIdx.z, kMaxBarrierWaves - 1);
+    __trap();
+  }
+  // barrier.sync (not bar.sync = barrier.sync.aligned): waits for all non-exited threads of
+  // the warp, then for `count` threads (counted per warp) at barrier `id`.
+  asm volatile("barrier.sync %0, %1;" ::"r"(1u + p.wave), "r"(32u * p.nwarps) : "memory");
+}
+
+/* One collective call: publish, synchronise, read, synchronise. */
+class WaveCall {
+ public:
+  __device__ WaveCall() : p_(wave_pos()) {
+    // Lanes of this warp that have not exited. __ballot_sync over the existing lanes does not
+    // wait for exited ones and gives them 0.
+    live_mine_ = __ballot_sync(p_.warp_mask, 1);
+  }
+
+  __device__ const WavePos& pos() const { return p_; }
+  __device__ unsigned lane() const { return p_.lane; }
+
+  /* Publishes this lane's 64-bit value and this warp's 32-bit word (the same value in every
+   * lane of the warp), then waits for the whole wave. */
+  __device__ void publish(unsigned long long value, unsigned warp_word = 0) {
+    WaveScratch& s = scratch();
+    s.slot[p_.wave][p_.lane] = value;
+    if (p_.lane % 32 == __ffs(live_mine_) - 1) {  // the warp's lowest live lane
+      s.word[p_.wave][p_.half] = warp_word;
+      s.live[p_.wave][p_.half] = live_mine_;
+    }
+    wave_barrier(p_);
+    live64_ = half_word(s.live, 0) | (static_cast<unsigned long long>(half_word(s.live, 1)) << 32);
+    words64_ = half_word(s.word, 0) | (static_cast<unsigned long long>(half_word(s.word, 1)) << 32);
+  }
+
+  /* After publish(): live lanes of the wave (bit i = lane i). */
+  __device__ unsigned long long live() const { return live64_; }
+  /* After publish(): word of half 0 in bits 0-31, of half 1 in bits 32-63 (0 if absent). */
+  __device__ unsigned long long words() const { return words64_; }
+  /* After publish(): the value lane `src` (0..63) published; 0 for an inactive lane. */
+  __device__ unsigned long long value_of(unsigned src) const {
+    src %= kWaveLanes;
+    if (!((live64_ >> src) & 1ull)) return 0ull;
+    return scratch().slot[p_.wave][src];
+  }
+
+  /* Ends the call: nobody may overwrite the slots until every lane has read them. */
+  __device__ void finish() { wave_barrier(p_); }
+
+ private:
+  __device__ unsigned half_word(const unsigned (&arr)[kMaxWaves][2], unsigned h) const {
+    return h < p_.nwarps ? arr[p_.wave][h] : 0u;  // a one-warp wave has no second half
+  }
+  WavePos p_;
+  unsigned live_mine_;
+  unsigned long long live64_ = 0, words64_ = 0;
+};
+
+/* Bits of any value of at most 8 bytes (int, float, double, __half, __half2, ...). */
+template <class T>
+__device__ inline unsigned long long to_bits(const T& v) {
+  static_assert(sizeof(T) <= 8, "porter hip_on_cuda: cross-lane functions move at most 64 bits");
+  unsigned long long b = 0;
+  memcpy(&b, &v, sizeof(T));
+  return b;
+}
+template <class T>
+__device__ inline T from_bits(unsigned long long b) {
+  T v;
+  memcpy(&v, &b, sizeof(T));
+  return v;
+}
+
+/* ---- cross-lane functions (unmasked, as HIP declares them) ---- */
+
+__device__ inline unsigned lane_id() {
+  return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % kWaveLanes;
+}
+
+/* Value of `var` in lane `src` of the caller's wave, or the caller's own value when `src`
+ * is its own lane; 0 when `src` is inactive. */
+template <class T>
+__device__ inline T read_lane(T var, unsigned src) {
+  WaveCall c;
+  c.publish(to_bits(var));
+  const T r = (src % kWaveLanes) == c.lane() ? var : from_bits<T>(c.value_of(src));
+  c.finish();
+  return r;
+}
+
+/* The wave is cut into segments of `width` lanes (a power of two <= 64). HIP documents:
+ * __shfl reads lane srcLane of the caller's segment (srcLane taken modulo width). */
+template <class T>
+__device__ inline T shfl(T var, int src_lane, int width = PORTER_HOC_WAVE_SIZE) {
+  const unsigned w = static_cast<unsigned>(width);
+  const unsigned self = lane_id();
+  const unsigned src = (self & ~(w - 1u)) + (static_cast<unsigned>(src_lane) & (w - 1u));
+  return read_lane(var, src);
+}
+
+/* __shfl_up: lane - delta; a lane whose source would lie below its segment keeps its value. */
+template <class T>
+__device__ inline T shfl_up(T var, unsigned delta, int width = PORTER_HOC_WAVE_SIZE) {
+  const unsigned w = static_cast<unsigned>(width);
+  const unsigned self = lane_id();
+  const unsigned src = ((self & (w - 1u)) < delta) ? self : self - delta;
+  return read_lane(var, src);
+}
+
+/* __shfl_down: lane + delta; a lane whose source would lie beyond its segment keeps its value. */
+template <class T>
+__device__ inline T shfl_down(T var, unsigned delta, int width = PORTER_HOC_WAVE_SIZE) {
+  const unsigned w = static_cast<unsigned>(width);
+  const unsigned self = lane_id();
+  const unsigned src = ((self & (w - 1u)) + delta >= w) ? self : self + delta;
+  return read_lane(var, src);
+}
+
+/* __shfl_xor: lane ^ mask; a source at or beyond the end of the caller's segment gives the
+ * caller's own value (a lane mask below `width` always stays inside the segment). */
+template <class T>
+__device__ inline T shfl_xor(T var, int lane_mask, int width = PORTER_HOC_WAVE_SIZE) {
+  const unsigned w = static_cast<unsigned>(width);
+  const unsigned self = lane_id();
+  unsigned src = self ^ static_cast<unsigned>(lane_mask);
+  if (src >= ((self + w) & ~(w - 1u))) src = self;
+  return read_lane(var, src);
+}
+
+/* 64-bit ballot: bit i set when lane i is active and its predicate is non-zero. */
+__device__ inline unsigned long long ballot(int predicate) {
+  WaveCall c;
+  const unsigned mine = __ballot_sync(c.pos().warp_mask, predicate);
+  c.publish(0ull, mine);
+  const unsigned long long r = c.words() & c.live();
+  c.finish();
+  return r;
+}
+
+__device__ inline unsigned long long activemask() {
+  WaveCall c;
+  c.publish(0ull);
+  const unsigned long long r = c.live();
+  c.finish();
+  return r;
+}
+
+__device__ inline int any(int predicate) { return ballot(predicate) != 0ull; }
+
+/* True when the predicate holds on every active lane. */
+__device__ inline int all(int predicate) {
+  WaveCall c;
+  const unsigned mine = __ballot_sync(c.pos().warp_mask, predicate);
+  c.publish(0ull, mine);
+  const int r = (c.words() & c.live()) == c.live();
+  c.finish();
+  return r;
+}
+
+/* ---- *_sync forms: 64-bit masks, checked at compile time as ROCm 6.3 does ---- */
+
+/* ROCm 6.3 rejects a mask whose type is not a 64-bit integer, because CUDA's habitual
+ * 0xffffffff names only lanes 0-31 of a wave64. The message is the one ROCm prints. */
+template <class MaskT>
+__device__ constexpr bool check_mask() {
+  static_assert(std::is_integral<MaskT>::value && sizeof(MaskT) == 8,
+                "The mask must be a 64-bit integer. Implicitly promoting a smaller integer is "
+                "almost always an error.");
+  return true;
+}
+
+/* The masked shuffles move data exactly as the unmasked ones; the mask names the lanes
+ * taking part, which under the contract above is every live lane. */
+template <class MaskT, class T>
+__device__ inline T shfl_sync(MaskT mask, T var, int src_lane, int width = PORTER_HOC_WAVE_SIZE) {
+  check_mask<MaskT>();
+  (void)mask;
+  return shfl(var, src_lane, width);
+}
+template <class MaskT, class T>
+__device__ inline T shfl_up_sync(MaskT mask, T var, unsigned delta, int width = PORTER_HOC_WAVE_SIZE) {
+  check_mask<MaskT>();
+  (void)mask;
+  return shfl_up(var, delta, width);
+}
+template <class MaskT, class T>
+__device__ inline T shfl_down_sync(MaskT mask, T var, unsigned delta, int width = PORTER_HOC_WAVE_SIZE) {
+  check_mask<MaskT>();
+  (void)mask;
+  return shfl_down(var, delta, width);
+}
+template <class MaskT, class T>
+__device__ inline T shfl_xor_sync(MaskT mask, T var, int lane_mask, int width = PORTER_HOC_WAVE_SIZE) {
+  check_mask<MaskT>();
+  (void)mask;
+  return shfl_xor(var, lane_mask, width);
+}
+
+template <class MaskT>
+__device__ inline unsigned long long ballot_sync(MaskT mask, int predicate) {
+  check_mask<MaskT>();
+  return ballot(predicate) & static_cast<unsigned long long>(mask);
+}
+template <class MaskT>
+__device__ inline int any_sync(MaskT mask, int predicate) {
+  check_mask<MaskT>();
+  return (ballot(predicate) & static_cast<unsigned long long>(mask)) != 0ull;
+}
+/* True when the predicate holds on every active lane named in the mask. */
+template <class MaskT>
+__device__ inline int all_sync(MaskT mask, int predicate) {
+  check_mask<MaskT>();
+  WaveCall c;
+  const unsigned mine = __ballot_sync(c.pos().warp_mask, predicate);
+  c.publish(0ull, mine);
+  const unsigned long long named = c.live() & static_cast<unsigned long long>(mask);
+  const int r = (c.words() & named) == named;
+  c.finish();
+  return r;
+}
+
+/* Lanes named in the mask (and active) whose value equals the caller's. */
+template <class MaskT, class T>
+__device__ inline unsigned long long match_any_sync(MaskT mask, T value) {
+  check_mask<MaskT>();
+  WaveCall c;
+  const unsigned long long mine = to_bits(value);
+  c.publish(mine);
+  const unsigned long long named = c.live() & static_cast<unsigned long long>(mask);
+  unsigned long long r = 0;
+  for (unsigned l = 0; l < kWaveLanes; ++l)
+    if (((named >> l) & 1ull) && c.value_of(l) == mine) r |= 1ull << l;
+  c.finish();
+  return r;
+}
+
+/* The named active lanes when they all hold the same value (and *pred = 1), else 0. */
+template <class MaskT, class T>
+__device__ inline unsigned long long match_all_sync(MaskT mask, T value, int* pred) {
+  check_mask<MaskT>();
+  WaveCall c;
+  const unsigned long long mine = to_bits(value);
+  c.publish(mine);
+  const unsigned long long named = c.live() & static_cast<unsigned long long>(mask);
+  bool same = true;
+  for (unsigned l = 0; l < kWaveLanes; ++l)
+    if (((named >> l) & 1ull) && c.value_of(l) != mine) same = false;
+  c.finish();
+  *pred = same ? 1 : 0;
+  return same ? named : 0ull;
+}
+
+/* A barrier for the caller's wave only (HIP's __syncwarp; AMD's wave barrier). The mask,
+ * if any, is accepted and ignored: the contract makes every live lane take part. */
+__device__ inline void wave_sync() { wave_barrier(wave_pos()); }
+template <class MaskT>
+__device__ inline void wave_sync(MaskT) { wave_barrier(wave_pos()); }
+
+}  // namespace porter_hoc
+
+/* HIP's lane id (a function in HIP, not in CUDA: defined directly). */
+__device__ inline unsigned int __lane_id() { return porter_hoc::lane_id(); }
