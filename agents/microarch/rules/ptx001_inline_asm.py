@@ -13,6 +13,8 @@ After:
 
 Fix safety: none: a rewrite depends on what the PTX computes (and on the AMD lane layouts for
     mma/wgmma), which is the model's or a person's job; this rule finds and describes the block.
+    Blocks in porter's PTX catalog (agents/microarch/ptx_catalog.py) are left to the rule that
+    rewrites them (PTX002-PTX008); the message says why a block is not in the catalog.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from porter.agents.microarch import patterns
+from porter.agents.microarch import patterns, ptx_catalog
 from porter.rules import Hit, RuleContext, rule
 from porter.syntax import SourceFile
 
@@ -34,16 +36,21 @@ _STRING = "(string_literal) @s"
 
 @rule(id="PTX001", lang="cuda", severity="error")
 def inline_asm(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    catalog = {(b.view.base, b.node.start_byte): b for b in ptx_catalog.blocks(unit)}
     for view in patterns.views(unit):
         for m in view.src.matches(_ASM):
             statement, code = m["asm"][0], m["code"][0]
+            block = catalog.get((view.base, statement.start_byte))
+            if block is not None and block.rewrite is not None:
+                continue  # PTX002-PTX008 rewrite it
             ptx = "".join(view.src.text(s)[1:-1] for s in view.src.captures(_STRING, code))
             if not (_in_device_code(view.src, statement) or PTX_LOOK.search(ptx)):
                 continue
             first = _first_instruction(ptx)
             named = f"`{first}`" if first else "an empty asm block"
+            why = f" (not in porter's PTX catalog: {block.reason})" if block is not None and block.reason else ""
             yield Hit(*view.span(statement), f"inline PTX {named} does not assemble for AMDGCN (gfx950): rewrite it "
-                      "with a HIP builtin, plain C++ or GCN assembly", detail=view.src.text(statement))
+                      f"with a HIP builtin, plain C++ or GCN assembly{why}", detail=view.src.text(statement))
 
 
 def _in_device_code(src: SourceFile, node) -> bool:
