@@ -243,10 +243,14 @@ class _Taken:
         return True
 
 
-def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleContext) -> tuple[list[Finding], list[Patch]]:
+def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleContext,
+                 stages: tuple[tuple[str, ...], ...] = ()) -> tuple[list[Finding], list[Patch]]:
     """Run an agent's rules over the files they apply to (C/C++/CUDA and build files).
 
     `records` are the scan's FileRecords; `read` gives a file's current bytes in the output tree.
+    `stages` splits the rules by family into passes: each pass sees the text the previous one
+    produced (the microarch agent turns inline PTX into C++ before the wavefront rules read it),
+    and yields its own patch, written against the previous pass's result.
     """
     from porter.state import FileKind
     from porter.syntax import lang_for
@@ -256,18 +260,30 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
     patches: list[Patch] = []
     for record in records:
         if record.kind in (FileKind.cuda, FileKind.cpp):
-            unit: Unit = SourceFile(record.path, read(record.path), lang_for(record.path) or "cpp")
             lang = "cuda"
         elif record.kind in build_lang:
             lang = build_lang[record.kind]
-            unit = TextFile(record.path, read(record.path), lang)
         else:
             continue
         applicable = rules_for(agent, lang)
-        if not applicable:
-            continue
-        result = run_rules(unit, applicable, ctx, agent=agent)
-        findings.extend(result.findings)
-        if result.patch:
-            patches.append(result.patch)
+        data = read(record.path)
+        for batch in _passes(applicable, stages):
+            unit: Unit = (SourceFile(record.path, data, lang_for(record.path) or "cpp") if lang == "cuda"
+                          else TextFile(record.path, data, lang))
+            result = run_rules(unit, batch, ctx, agent=agent)
+            findings.extend(result.findings)
+            if result.patch:
+                patches.append(result.patch)
+                data = result.patch.apply_to(data)
     return findings, patches
+
+
+def _passes(rules: list[Rule], stages: tuple[tuple[str, ...], ...]) -> list[list[Rule]]:
+    """The rules of each stage (by id family), then every rule no stage named; empty passes dropped."""
+    def family(r: Rule) -> str:
+        return RULE_ID.match(r.id).group(1)  # type: ignore[union-attr]
+
+    named = {f for stage in stages for f in stage}
+    passes = [[r for r in rules if family(r) in stage] for stage in stages]
+    passes.append([r for r in rules if family(r) not in named])
+    return [p for p in passes if p]

@@ -15,10 +15,13 @@ from porter.state import AgentOutput, PortState
 from porter.workspace import Workspace
 
 AGENT = "microarch"
+# Inline assembly and tensor-core code become C++ first, so that the wavefront and LDS rules
+# read what the port will compile (a ballot out of PTX005 is then widened by WAVE004).
+STAGES = (("MFMA", "PTX"),)
 
 
 def microarch(state: PortState, ws: Workspace) -> AgentOutput:
     if state.iteration > 0:
         return AgentOutput(attempts=tuple(handback(state, AGENT, "no microarch rule fixes this; see its hazards")))
-    findings, patches = run_on_files(AGENT, state.files, ws.read, RuleContext(state.options))
+    findings, patches = run_on_files(AGENT, state.files, ws.read, RuleContext(state.options), STAGES)
     return AgentOutput(findings=tuple(findings), patches=tuple(patches))

@@ -28,6 +28,10 @@ def test_wheel_installs_in_a_fresh_venv_and_ports(tmp_path: Path) -> None:
     assert "porter/shims/compat/cache_hint_memory.h" in names
     assert any(n.startswith("porter/prompts/") for n in names)
     assert not [n for n in names if n.split("/")[0] in ("agents", "prompts", "shims", "tests", "fixtures")]
+    from porter import rules
+
+    missing = [r.module for r in rules.load().values() if r.module.replace(".", "/") + ".py" not in names]
+    assert not missing, f"rule modules left out of the wheel: {missing}"
 
     venv = tmp_path / "venv"
     assert _run(sys.executable, "-m", "venv", venv).returncode == 0

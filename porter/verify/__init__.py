@@ -1,0 +1,1 @@
+"""Numerical verification: specs, generated drivers, executors and comparison (issue 4)."""
