@@ -52,6 +52,8 @@ def port(
     matrix: Annotated[str, typer.Option(help="Tensor-core rewrites: `porter` MFMA helpers or `rocwmma`.")] = "porter",
     max_iterations: Annotated[int, typer.Option(help="Verifier loop budget.")] = 3,
     verify: Annotated[bool, typer.Option(help="Compile the port and the original.")] = True,
+    executor: Annotated[str, typer.Option(help="Also run the kernels with specs: none, hip-on-cuda (NVIDIA GPU, "
+                                               "AMD wave semantics emulated) or rocm (AMD GPU).")] = "none",
     force: Annotated[bool, typer.Option(help="Port into a non-empty output directory.")] = False,
     resume: Annotated[str | None, typer.Option(help="Continue the interrupted run RUN_ID in OUTPUT.")] = None,
 ) -> None:
@@ -66,7 +68,7 @@ def port(
     from porter.workspace import BadInput
 
     try:
-        options = PortOptions(launch=launch, matrix=matrix, arch=arch, max_iterations=max_iterations, verify=verify, force=force)
+        options = PortOptions(launch=launch, matrix=matrix, arch=arch, max_iterations=max_iterations, verify=verify, executor=executor, force=force)
     except ValidationError as e:
         raise _bad_input(f"bad option: {e.errors()[0]['loc'][0]}: {e.errors()[0]['msg']}") from None
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -87,6 +89,35 @@ def port(
     render_console(report, console)
     console.print(f"run id [bold]{state.run_id}[/] (resume with --resume {state.run_id})")
     raise typer.Exit(report.exit_code)
+
+
+@app.command()
+def verify(
+    output: Annotated[Path, typer.Argument(help="A tree `porter port` wrote.")],
+    executor: Annotated[str, typer.Option(help="cuda (the original), hip-on-cuda (the port on NVIDIA with "
+                                               "AMD wave64 semantics) or rocm (the port on an AMD GPU).")] = "hip-on-cuda",
+    source: Annotated[Path | None, typer.Option(help="The original tree (default: the one the port came from).")] = None,
+    arch: Annotated[str | None, typer.Option(help="Target of the executor (sm_90, gfx950, ...).")] = None,
+) -> None:
+    """Run every kernel spec of OUTPUT's porter.toml: port and direct-hipify baseline against the original."""
+    from porter.verify.evidence import verify_output, write_evidence
+    from porter.verify.spec import SpecError
+
+    try:
+        evidence = verify_output(output, executor, source=source, arch=arch)
+    except (FileNotFoundError, SpecError, ValueError) as e:
+        raise _bad_input(str(e)) from None
+    table = Table(title=f"porter verify ({evidence.executor})")
+    for col in ("unit", "kernel", "port", "baseline", "vs baseline"):
+        table.add_column(col)
+    for k in evidence.kernels:
+        t = k.timing_vs_baseline
+        table.add_row(k.unit, k.kernel, k.port.status, k.baseline.status if k.baseline else "-",
+                      f"{t.verdict} ({t.ratio:.2f}x)" if t else "-")
+    console.print(table)
+    for path in write_evidence(evidence, output):
+        console.print(f"  {path}")
+    raise typer.Exit(0 if evidence.passed else 1)
 
 
 @app.command()

@@ -6,6 +6,7 @@ the output tree, porter's own state in `OUT/.porter/` (ledger, blobs, checkpoint
 
 from __future__ import annotations
 
+import json
 import secrets
 import sqlite3
 import subprocess
@@ -81,7 +82,18 @@ def port(source: Path, output: Path, options: PortOptions, *, resume: str | None
             else:
                 for node in chunk:
                     on_progress(Progress(node=node, done=1, total=1))
-        return PortState.model_validate(graph.get_state(config).values)
+        final = PortState.model_validate(graph.get_state(config).values)
+    _write_run_file(final)
+    return final
+
+
+def _write_run_file(state: PortState) -> None:
+    """What `porter verify` needs of a finished run, readable without LangGraph or tree-sitter."""
+    from porter.verify.evidence import RUN_FILE
+
+    run = {"run_id": state.run_id, "source": state.source, "arch": state.options.arch,
+           "kernels": sorted({(k.location.path, k.name) for k in state.kernels})}
+    (Path(state.output) / ".porter" / RUN_FILE).write_text(json.dumps(run, indent=2) + "\n")
 
 
 def run_ids(output: Path) -> list[str]:

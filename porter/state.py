@@ -185,6 +185,21 @@ class BuildResult(Frozen):
 UnitVerdict = Literal["compiled", "failed", "not-checked"]
 
 
+class KernelCheck(Frozen):
+    """One kernel run from its spec: the port's outputs against the original's, and its time."""
+
+    kernel: str
+    executor: str
+    status: str  # pass | mismatch | port-build-failed | port-run-failed | baseline-failed | not-checked
+    max_abs_error: float | None = None
+    max_rel_error: float | None = None
+    worst_index: tuple[int, ...] | None = None
+    port_ms: float | None = None
+    baseline_ms: float | None = None  # the direct-hipify port on the same executor (rocm only)
+    timing: str = ""  # faster | slower | equal | "" when not measured on the target
+    reason: str = ""
+
+
 class UnitResult(Frozen):
     """The verifier's evidence for one translation unit."""
 
@@ -193,6 +208,7 @@ class UnitResult(Frozen):
     port_build: BuildResult | None = None
     original_build: BuildResult | None = None
     kernels: tuple[KernelResources, ...] = ()
+    checks: tuple[KernelCheck, ...] = ()  # numerics and timing, when an executor ran the kernels
     failure_class: str = ""  # e.g. "missing-declaration", "syntax", "sync-mask-width"
     reason: str = ""  # for not-checked: why (missing toolchain, not a unit, ...)
 
@@ -214,6 +230,9 @@ class PortOptions(Frozen):
     arch: str = "gfx950"
     max_iterations: int = Field(default=3, ge=1, le=20)
     verify: bool = True  # compile the ports and originals
+    # Run the kernels with specs on this executor after they compile: "hip-on-cuda" on an
+    # NVIDIA machine (AMD wave semantics emulated), "rocm" on an AMD one.
+    executor: Literal["none", "hip-on-cuda", "rocm"] = "none"
     force: bool = False
 
 

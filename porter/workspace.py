@@ -157,6 +157,27 @@ class Workspace:
                      target.after, target.before or "", kind="revert")
         return target.patch
 
+    def snapshot(self, dest: Path, *, agents: set[str]) -> Path:
+        """Write the tree as it stood with only `agents`' patches landed, into `dest`.
+
+        With {"translator"} this is each unit's direct-hipify port: the baseline a port must
+        beat. Agents run in order, so a file's state before the first patch of any other agent
+        is that baseline; files another agent created are left out.
+        """
+        if dest.exists():
+            shutil.rmtree(dest)
+        for rel in self.files():
+            later = next((e for e in self.history(rel) if e.patch.agent not in agents), None)
+            if later is None:
+                data = self.read(rel)
+            elif later.before is None:
+                continue
+            else:
+                data = (self.blobs / later.before).read_bytes()
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            (dest / rel).write_bytes(data)
+        return dest
+
     def _result_of(self, patch: Patch) -> str | None:
         for entry in self.history(patch.path):
             if entry.patch == patch:

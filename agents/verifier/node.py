@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from porter.agents.verifier.failures import first_error, route_of
-from porter.state import FileKind, PortState, UnitResult
+from porter.state import Attempt, FileKind, PortState, UnitResult
 from porter.toolchains import ToolchainMissing, clang_hip, nvcc
 from porter.workspace import Workspace
 
@@ -45,15 +45,63 @@ def verifier(state: PortState, ws: Workspace) -> dict:
                 results[unit] = future.result()
                 progress({"node": AGENT, "done": done, "total": len(todo), "item": unit})
         results = {u: results[u] for u in todo}
+    attempts: list[Attempt] = []
+    if state.options.executor != "none" and (ws.root / "porter.toml").is_file():
+        results, attempts = check_numerics(state, ws, results)
     failed = sorted(u for u, r in results.items() if r.verdict == "failed")
     budget_left = state.iteration + 1 < state.options.max_iterations
     if failed and budget_left:
         wanted = {route_of(results[u].failure_class) for u in failed}
         route = next(a for a in AGENT_ORDER if a in wanted)
-        return {"units": results, "pending": failed, "route": route, "iteration": state.iteration + 1}
+        return {"units": results, "pending": failed, "route": route, "iteration": state.iteration + 1,
+                "attempts": attempts}
     notes = [f"iteration budget ({state.options.max_iterations}) spent with {len(failed)} unit(s) failing: "
              f"{', '.join(failed)}"] if failed else []
-    return {"units": results, "pending": failed, "route": "report", "notes": notes}
+    return {"units": results, "pending": failed, "route": "report", "notes": notes, "attempts": attempts}
+
+
+def check_numerics(state: PortState, ws: Workspace, results: dict[str, UnitResult]
+                   ) -> tuple[dict[str, UnitResult], list[Attempt]]:
+    """Run the kernel specs of the compiled units on the executor; a mismatch fails the unit.
+
+    The first answer to a mismatch is to revert the unit's last microarch patch (DESIGN.md):
+    the rewrite is the likeliest culprit, and the next round re-verifies without it. A unit
+    with no microarch patch left to revert is recorded for the model or a person. On rocm the
+    port's time is also set against its direct-hipify baseline; slower fails the unit too.
+    """
+    from porter.verify.evidence import check_from_verdict
+    from porter.verify.executors import get_executor
+    from porter.verify.project import verify_project
+    from porter.verify.spec import load_spec
+
+    spec = load_spec(ws.root)
+    compiled = {u for u, r in results.items() if r.verdict == "compiled"}
+    spec = spec.model_copy(update={"kernels": tuple(k for k in spec.kernels if k.unit in compiled)})
+    if not spec.kernels:
+        return results, []
+    executor = get_executor(state.options.executor)
+    verdicts = verify_project(ws.root, spec, executor, Path(state.source))
+    baseline: dict[tuple[str, str], object] = {}
+    if state.options.executor == "rocm":  # the only executor whose timings speak for the target
+        tree = ws.snapshot(ws.state_dir / "baseline", agents={"translator"})
+        baseline = {(v.unit, v.kernel): v for v in verify_project(tree, spec, executor, Path(state.source),
+                                                                    workdir=ws.state_dir / "verify" / "baseline")}
+    updated, attempts = dict(results), []
+    for unit in sorted({v.unit for v in verdicts}):
+        checks = tuple(check_from_verdict(v, baseline.get((v.unit, v.kernel))) for v in verdicts if v.unit == unit)
+        bad = [c for c in checks if c.status != "pass" or c.timing == "slower"]
+        result = updated[unit].model_copy(update={"checks": checks})
+        if bad:
+            cls = "slower" if all(c.status == "pass" for c in bad) else "mismatch"
+            reverted = ws.revert_last(unit, "microarch") if cls == "mismatch" else None
+            what = f"reverted microarch patch ({reverted.rule}) and re-verifying" if reverted else \
+                "no microarch patch left to revert: needs the model or a person"
+            attempts.append(Attempt(iteration=state.iteration + 1, unit=unit, failure_class=cls, routed_to="microarch",
+                                    message=f"{bad[0].kernel}: {bad[0].reason or bad[0].timing}; {what}"))
+            result = result.model_copy(update={"verdict": "failed", "failure_class": cls,
+                                               "reason": f"{bad[0].kernel}: {bad[0].reason or 'slower than baseline'}"})
+        updated[unit] = result
+    return updated, attempts
 
 
 def _progress_writer():

@@ -18,7 +18,7 @@ _TICKS = re.compile(r"`+")
 
 def render_markdown(report: Report) -> str:
     sections = [_header(report), _summary(report), _not_verified(report), _units(report), _changes(report),
-                _hazards(report), _rules(report), _kernels(report), _attempts(report)]
+                _hazards(report), _rules(report), _kernels(report), _checks(report), _attempts(report)]
     return "\n\n".join(s for s in sections if s) + "\n"
 
 
@@ -154,6 +154,22 @@ def _kernels(r: Report) -> str:
             "waves/SIMD", "v_mfma"]
     return ("## Kernel resources\n\nAs the compiler reports them (`-Rpass-analysis=kernel-resource-usage`).\n\n"
             + _table(head, rows, right=8))
+
+
+def _checks(r: Report) -> str:
+    if not r.checks:
+        return ""
+
+    def num(x: float | None, fmt: str = ".3g") -> str:
+        return "-" if x is None else format(x, fmt)
+
+    rows = [[_code(unit), _code(c.kernel), c.executor, c.status, num(c.max_abs_error), num(c.max_rel_error),
+             num(c.port_ms, ".4f"), num(c.baseline_ms, ".4f"), c.timing or "not measured on the target"]
+            for unit, c in r.checks]
+    head = ["unit", "kernel", "executor", "numerics", "max abs err", "max rel err", "port ms", "hipify ms", "vs hipify"]
+    return ("## Numerics and timing\n\nEach kernel spec run on the executor, its outputs against the original's "
+            "(cuda). Timings count only on the target (rocm); hip-on-cuda emulates AMD wave semantics on NVIDIA.\n\n"
+            + _table(head, rows))
 
 
 def _attempts(r: Report) -> str:

@@ -20,6 +20,7 @@ from porter.rules import Rule
 from porter.state import (
     SCHEMA_VERSION,
     Attempt,
+    KernelCheck,
     FileKind,
     Finding,
     KernelResources,
@@ -129,6 +130,7 @@ class Report(_Part):
     findings: list[Finding]
     units: list[UnitRecord]
     kernels: list[KernelResources]
+    checks: list[tuple[str, KernelCheck]] = []  # (unit, check): numerics and timing from an executor
     attempts: list[Attempt]
     not_verified: list[NotVerified]
     notes: list[str]
@@ -182,6 +184,7 @@ def build_report(state: PortState, *, header_set: str, engine: str, toolchains: 
         summary=summary, changes=changes, copied=_copied(state, {c.path for c in changes}),
         rules=_rule_counts(findings, catalog), findings=findings, units=[_unit_record(u) for u in units],
         kernels=sorted((k for u in units for k in u.kernels), key=lambda k: (k.unit, k.kernel, k.arch)),
+        checks=[(u.unit, c) for u in units for c in u.checks],
         attempts=list(state.attempts),
         not_verified=[NotVerified(unit=u.unit, reason=u.reason or "no reason recorded")
                       for u in units if u.verdict == "not-checked"],
