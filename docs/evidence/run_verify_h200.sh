@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Verify the fixture ports on an NVIDIA GPU (used for docs/evidence/verify-h200-*.{json,md}).
+#
+#   here:   for f in <fixtures with porter.toml>; do porter port fixtures/$f -o .evid/$f; done
+#   device: bash docs/evidence/run_verify_h200.sh .evid $OUT
+#
+# For each port: `--executor cuda` runs the original (reference outputs and timings), and
+# `--executor hip-on-cuda` runs the port and its direct-hipify baseline with AMD wave64
+# semantics emulated, both against the original. Needs only python3 with pydantic and numpy.
+set -u
+ports=${1:?ported trees}
+out=${2:?folder for the combined results}
+export PORTER_HIP_ON_CUDA=$PWD/shims/hip_on_cuda
+mkdir -p "$out"
+for tree in "$ports"/*/; do
+  name=$(basename "$tree")
+  for ex in cuda hip-on-cuda; do
+    echo "== $name ($ex)"
+    python3 -m porter.verify.evidence "$tree" --executor "$ex" --source "fixtures/$name" > "$out/$name.$ex.log" 2>&1
+    echo "   exit $?"
+    [ -f "$tree/porter-verify.json" ] && cp "$tree/porter-verify.json" "$out/$name.$ex.json"
+  done
+done
+python3 - "$out" <<'PY'
+import json, sys, pathlib
+out = pathlib.Path(sys.argv[1])
+runs = {p.stem: json.loads(p.read_text()) for p in sorted(out.glob("*.json")) if p.name != "combined.json"}
+(out / "combined.json").write_text(json.dumps(runs, indent=2, sort_keys=True) + "\n")
+print(f"combined {len(runs)} runs")
+PY
