@@ -35,9 +35,9 @@ HIP_ON_CUDA_GAPS = {
     ("wave_cg_reduce", "sumMax"):
         "hip_on_cuda has no hip/hip_cooperative_groups.h (the port's cg::thread_block_tile and tiled_partition)",
     ("ptx_intrinsics", "compact"):
-        "hip_on_cuda does not emulate __builtin_amdgcn_perm (the port of prmt.b32 in ptx_ops.cuh, in the same unit)",
+        "the port's `memory` clobber became __atomic_signal_fence, which nvcc allows in host code only",
     ("ptx_intrinsics", "bytes"):
-        "hip_on_cuda does not emulate __builtin_amdgcn_perm (the port of prmt.b32 in ptx_ops.cuh)",
+        "nvcc's code generator rejects the __bf16 packing PTX007 emits (\"unsupported float variant\")",
     ("mfma_wmma_gemm", "wmma_gemm"):
         "porter_compat.h's MFMA helpers use clang ext_vector_type vectors, which nvcc reduces to scalars: "
         "no conversion to hip_on_cuda's porter_hoc::vec",

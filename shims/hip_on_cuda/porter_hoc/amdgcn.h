@@ -1,7 +1,7 @@
 /* porter hip_on_cuda: a few non-MFMA AMDGCN builtins that HIP ports use directly.
  *
  * Stands in for: clang's __builtin_amdgcn_{readfirstlane, ds_bpermute, ds_permute,
- * mbcnt_lo, mbcnt_hi, wavefrontsize, wave_barrier, s_barrier} and the scheduling hints
+ * mbcnt_lo, mbcnt_hi, wavefrontsize, wave_barrier, s_barrier, perm, ubfe, sbfe, fence} and the scheduling hints
  * (s_waitcnt, sched_barrier, sched_group_barrier, s_setprio, s_sleep, iglp_opt), with the
  * semantics documented for them in the LLVM AMDGPU usage guide and the CDNA3 ISA guide.
  * nvcc does not know these names, so function-like macros are legal.
@@ -63,6 +63,38 @@ __device__ inline unsigned mbcnt_hi(unsigned mask, unsigned acc) {
   return acc + __popc(mask & below);
 }
 
+/* Per-lane ALU builtins that ports use and nvcc lacks; no cross-lane traffic.
+ * v_perm_b32 (CDNA3 ISA, "V_PERM_B32"): byte i of the result is chosen by byte i of `sel`
+ * from the 8 bytes {src1 (bytes 0-3), src0 (bytes 4-7)}; 8-11 replicate a sign bit (bit 15, 31,
+ * 47, 63 of that pair), 12 gives 0x00, 13 and above 0xFF. */
+__device__ inline unsigned perm_b32(unsigned src0, unsigned src1, unsigned sel) {
+  const unsigned long long x = (static_cast<unsigned long long>(src0) << 32) | src1;
+  unsigned out = 0;
+  for (int i = 0; i < 4; ++i) {
+    const unsigned code = (sel >> (8 * i)) & 0xffu;
+    unsigned byte;
+    if (code >= 13) byte = 0xffu;
+    else if (code == 12) byte = 0u;
+    else if (code >= 8) byte = ((x >> (15 + 16 * (code - 8))) & 1ull) ? 0xffu : 0u;
+    else byte = static_cast<unsigned>(x >> (8 * code)) & 0xffu;
+    out |= byte << (8 * i);
+  }
+  return out;
+}
+
+/* v_bfe_u32 / v_bfe_i32: offset and width are taken mod 32 (their low 5 bits); width 0 gives 0. */
+__device__ inline unsigned ubfe(unsigned x, unsigned offset, unsigned width) {
+  offset &= 31u; width &= 31u;
+  return width == 0 ? 0u : (x >> offset) & ((1u << width) - 1u);
+}
+__device__ inline int sbfe(int x, unsigned offset, unsigned width) {
+  offset &= 31u; width &= 31u;
+  if (width == 0) return 0;
+  const unsigned field = (static_cast<unsigned>(x) >> offset) & ((1u << width) - 1u);
+  const unsigned sign = 1u << (width - 1);
+  return static_cast<int>((field ^ sign) - sign);
+}
+
 }  // namespace porter_hoc
 
 #define __builtin_amdgcn_readfirstlane(v) ::porter_hoc::readfirstlane(v)
@@ -81,3 +113,13 @@ __device__ inline unsigned mbcnt_hi(unsigned mask, unsigned acc) {
 #define __builtin_amdgcn_iglp_opt(...) ((void)0)
 #define __builtin_amdgcn_s_setprio(...) ((void)0)
 #define __builtin_amdgcn_s_sleep(...) ((void)0)
+/* clang's nontemporal builtins (porter's SHIM001 piece builds __ldcs/__stcs on them) are plain
+ * accesses here: the cache hint changes no value, and this executor checks values, not speed. */
+#define __builtin_nontemporal_load(p) (*(p))
+#define __builtin_nontemporal_store(v, p) (void)(*(p) = (v))
+#define __builtin_amdgcn_perm(src0, src1, sel) ::porter_hoc::perm_b32((src0), (src1), (sel))
+#define __builtin_amdgcn_ubfe(x, offset, width) ::porter_hoc::ubfe((x), (offset), (width))
+#define __builtin_amdgcn_sbfe(x, offset, width) ::porter_hoc::sbfe((x), (offset), (width))
+/* __builtin_amdgcn_fence(order, "scope"): a device-wide fence is at least as strong as any
+ * scope a port asks for (wavefront, workgroup, agent). */
+#define __builtin_amdgcn_fence(order, ...) __threadfence()
