@@ -12,15 +12,18 @@ ports=${1:?ported trees}
 out=${2:?folder for the combined results}
 export PORTER_HIP_ON_CUDA=$PWD/shims/hip_on_cuda
 mkdir -p "$out"
-for tree in "$ports"/*/; do
-  name=$(basename "$tree")
+# One project per process, ${JOBS:-6} at a time: nvcc builds dominate. Kernels of different
+# projects then share the GPU, so their timings are indicative only.
+verify_one() {
+  tree=$1 out=$2 name=$(basename "$1")
   for ex in cuda hip-on-cuda; do
-    echo "== $name ($ex)"
     python3 -m porter.verify.evidence "$tree" --executor "$ex" --source "fixtures/$name" > "$out/$name.$ex.log" 2>&1
-    echo "   exit $?"
+    echo "== $name ($ex): exit $?"
     [ -f "$tree/porter-verify.json" ] && cp "$tree/porter-verify.json" "$out/$name.$ex.json"
   done
-done
+}
+export -f verify_one
+ls -d "$ports"/*/ | xargs -P "${JOBS:-6}" -I{} bash -c 'verify_one "$1" "$2"' _ {} "$out"
 python3 - "$out" <<'PY'
 import json, sys, pathlib
 out = pathlib.Path(sys.argv[1])
