@@ -7,7 +7,9 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-FIXTURES := reduce matmul_tiled blas_rand torch_ext
+# Every fixture project (folders that are inputs of other tests are not projects to port).
+NOT_PROJECTS := golden rules reports toolchains hip_on_cuda verify
+FIXTURES := $(filter-out $(NOT_PROJECTS),$(notdir $(patsubst %/,%,$(wildcard fixtures/*/))))
 DEBS   := clang-22 lld-22 llvm-22 libamdhip64-dev libhiprand-dev librocrand-dev
 
 .PHONY: setup toolchains demo test bench clean
