@@ -21,6 +21,7 @@ from functools import cache
 from typing import Literal
 
 from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
+from porter.pysyntax import PythonFile, is_triton, parses
 from porter.syntax import SourceFile
 
 FAMILIES = ("HIP", "WAVE", "LDS", "MFMA", "PTX", "TRI", "BLD", "SHIM")
@@ -29,7 +30,7 @@ RULE_ID = re.compile(rf"^({'|'.join(FAMILIES)})(\d{{3}})$")
 # Ids once used and since retired stay reserved, so an old report's id never changes meaning.
 RETIRED: frozenset[str] = frozenset()
 
-Lang = Literal["cuda", "cmake", "makefile", "setup_py"]
+Lang = Literal["cuda", "cmake", "makefile", "setup_py", "triton"]
 FixKind = Literal["safe", "none"]
 
 
@@ -59,7 +60,7 @@ class TextFile:
         return self.data[start : end if end >= 0 else len(self.data)].decode("utf-8", "replace")
 
 
-Unit = SourceFile | TextFile
+Unit = SourceFile | TextFile | PythonFile
 
 
 @dataclass(frozen=True)
@@ -263,13 +264,24 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
             lang = "cuda"
         elif record.kind in build_lang:
             lang = build_lang[record.kind]
+        elif record.kind == FileKind.python:
+            lang = "triton"
         else:
             continue
         applicable = rules_for(agent, lang)
+        if not applicable:
+            continue
         data = read(record.path)
+        if lang == "triton" and (not is_triton(data) or not parses(data)):
+            continue  # the scan flagged a Triton file libcst cannot parse; it is copied as it is
         for batch in _passes(applicable, stages):
-            unit: Unit = (SourceFile(record.path, data, lang_for(record.path) or "cpp") if lang == "cuda"
-                          else TextFile(record.path, data, lang))
+            unit: Unit
+            if lang == "cuda":
+                unit = SourceFile(record.path, data, lang_for(record.path) or "cpp")
+            elif lang == "triton":
+                unit = PythonFile(record.path, data)
+            else:
+                unit = TextFile(record.path, data, lang)
             result = run_rules(unit, batch, ctx, agent=agent)
             findings.extend(result.findings)
             if result.patch:

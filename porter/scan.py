@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from porter.agents.translator.buildfiles import build_lang
+from porter.pysyntax import is_triton, parse_error
 from porter.state import FileKind, FileRecord, KernelInfo, LaunchSite, Location
 from porter.syntax import CPP_SUFFIXES, CUDA_SUFFIXES, SourceFile, lang_for
 
@@ -66,6 +67,9 @@ def scan_tree(root: Path, rels: list[str]) -> Inventory:
         kind, note = classify(rel, data)
         lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
         parsed = True
+        if kind == FileKind.python and is_triton(data):
+            note = parse_error(data)
+            parsed = not note
         if kind in (FileKind.cuda, FileKind.cpp):
             unit = SourceFile(rel, data, lang_for(rel) or "cpp")
             parsed = unit.parsed

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from porter import rules
+from porter.pysyntax import PythonFile
 from porter.rules import RuleContext, TextFile, run_rules
 from porter.state import PortOptions
 from porter.syntax import SourceFile, lang_for
@@ -25,6 +26,8 @@ def _unit(path: Path, lang: str):
     data = path.read_bytes()
     if lang == "cuda":
         return SourceFile(path.name, data, lang_for(path.name) or "cuda")
+    if lang == "triton":
+        return PythonFile(path.name, data)
     return TextFile(path.name, data, lang)
 
 
