@@ -91,3 +91,14 @@ def test_all_rules_share_one_classification() -> None:
     unit = SourceFile("k.cu", b"cudaStream_t s;\n", "cuda")
     run_rules(unit, HIP, RuleContext(), agent="translator")
     assert list(unit.memo) == ["translator.tokens"]
+
+
+def test_mma_h_is_left_to_the_microarch_agent() -> None:
+    from porter.rules import RuleContext, get, run_rules
+    from porter.state import Severity
+    from porter.syntax import SourceFile
+
+    unit = SourceFile("w.cu", b"#include <mma.h>\n#include <cuda/pipeline>\n", "cuda")
+    found = run_rules(unit, [get("HIP002")], RuleContext(), agent="translator").findings
+    assert [(f.location.line, f.severity) for f in found] == [(1, Severity.info), (2, Severity.warning)]
+    assert "MFMA001" in found[0].message

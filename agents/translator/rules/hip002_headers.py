@@ -14,7 +14,8 @@ After:
     #include <hip/hip_fp16.h>
 
 Fix safety: safe for mapped headers. A CUDA toolkit header with no known HIP header
-(<cuda/pipeline>, <mma.h>) is reported as a warning and left in place.
+(<cuda/pipeline>) is reported as a warning and left in place; <mma.h> is left to the
+microarch agent, whose MFMA001 replaces the wmma code it declares (an info finding here).
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ def headers(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
             new = f"<{mapping.hip}>"
             old = f"<{inc.path}>" if inc.angled else f'"{inc.path}"'
             yield Hit(inc.start, inc.end, f"{old} -> {new}", edits=(Edit(start=inc.start, end=inc.end, text=new),))
+        elif mapping is None and inc.path == "mma.h":
+            yield Hit(inc.start, inc.end, "<mma.h> (nvcuda::wmma) has no HIP header: the microarch agent's MFMA001 "
+                                          "rewrites the wmma code to gfx950 MFMA and drops the include")
         elif mapping is None and inc.angled and CUDA_HEADER.match(inc.path) and not inc.path.startswith("cudnn"):
             yield Hit(inc.start, inc.end, f"<{inc.path}>: no HIP header is known for this CUDA toolkit header",
                       severity=Severity.warning)
