@@ -22,6 +22,14 @@
 //   only one half is active (the other warp left the branch), a VALU path computes the same
 //   values from the active half alone; the MFMA is used only with the whole wave active.
 //
+// Under shims/hip_on_cuda (nvcc on an NVIDIA GPU, PORTER_HIP_ON_CUDA defined by its config.h) the
+// same helpers build from the same text: only the operand vector types, the 16-bit element types
+// and the LDS accesses differ (the `#if defined(PORTER_HIP_ON_CUDA)` branches below). There the
+// vectors are porter_hoc::vec, and the builtins this header calls are hip_on_cuda's wave64
+// emulations with AMD's lane layouts (porter_hoc/mfma.h: v_mfma_f32_16x16x32_{f16,bf16};
+// porter_hoc/amdgcn.h: ds_bpermute, mbcnt, read_exec), so the index arithmetic that decides
+// which lane holds which element is the gfx950 code itself, checked against AMD's layout.
+//
 // Define PORTER_NO_MFMA_HELPERS to supply your own.
 #ifndef PORTER_NO_MFMA_HELPERS
 #include <hip/hip_fp16.h>
@@ -32,10 +40,22 @@ namespace porter_mfma {
 constexpr int warp_threads = 32;
 constexpr int warp_shift = 5;
 
+#if defined(PORTER_HIP_ON_CUDA)
+// hip_on_cuda's operand types (aggregates with operator[], what its MFMA builtins take); the
+// same sizes and element order as the ext_vector_type vectors, so __builtin_bit_cast between
+// them moves the same bits to the same elements.
+typedef porter_hoc::f16x8 f16x8;
+typedef porter_hoc::bf16x8 bf16x8;
+typedef porter_hoc::f32x4 f32x4;
+typedef porter_hoc::vec<unsigned, 4> u32x4;
+static_assert(sizeof(f16x8) == 16 && sizeof(bf16x8) == 16 && sizeof(f32x4) == 16 && sizeof(u32x4) == 16,
+              "porter_hoc vectors must have the layout of the gfx950 ext_vector_type vectors");
+#else
 typedef _Float16 f16x8 __attribute__((ext_vector_type(8)));
 typedef __bf16 bf16x8 __attribute__((ext_vector_type(8)));
 typedef float f32x4 __attribute__((ext_vector_type(4)));
 typedef unsigned u32x4 __attribute__((ext_vector_type(4)));
+#endif
 
 __device__ inline unsigned lane() { return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u)); }
 // The value `v` holds in lane `src` (0..63); ds_bpermute addresses lanes in bytes.
@@ -84,8 +104,14 @@ __device__ inline f32x4 half_wave_step(V p, V q, f32x4 c) {
 __device__ inline bool p_row_lane() { return ((lane() >> 3) & 1) == ((lane() >> 5) & 1); }
 
 template <typename T> struct element;
+#if defined(PORTER_HIP_ON_CUDA)
+// porter_hoc's vectors hold CUDA's __half / __nv_bfloat16 (= __hip_bfloat16 there) themselves.
+template <> struct element<__half> { typedef f16x8 vec; typedef __half raw; };
+template <> struct element<__hip_bfloat16> { typedef bf16x8 vec; typedef __hip_bfloat16 raw; };
+#else
 template <> struct element<__half> { typedef f16x8 vec; typedef _Float16 raw; };
 template <> struct element<__hip_bfloat16> { typedef bf16x8 vec; typedef __bf16 raw; };
+#endif
 
 template <typename T>
 __device__ inline typename element<T>::vec pack8(const T* x) {
@@ -246,6 +272,27 @@ __device__ inline void porter_mma_m16n8k16_bf16(float& d0, float& d1, float& d2,
 // 8i..8i+7 give the row addresses (LDS byte offsets) of 8x8 matrix i; thread t = 4g + q receives
 // {M_i[g][2q], M_i[g][2q + 1]} (with .trans: {M_i[2q][g], M_i[2q + 1][g]}).
 namespace porter_mfma {
+#if defined(PORTER_HIP_ON_CUDA)
+// The addresses are CUDA shared-window offsets (CUDA's own __cvta_generic_to_shared, 32 bits like
+// an LDS offset); reading one is a plain shared-memory load through the generic pointer.
+__device__ inline unsigned lds_u32(unsigned addr) {
+  return *static_cast<const unsigned*>(__cvta_shared_to_generic(static_cast<size_t>(addr)));
+}
+__device__ inline unsigned lds_u16(unsigned addr) {
+  return *static_cast<const unsigned short*>(__cvta_shared_to_generic(static_cast<size_t>(addr)));
+}
+__device__ inline unsigned ldmatrix_one(unsigned addr, unsigned i, bool trans) {
+  const unsigned l = lane(), base = l & 32, g = (l & 31) >> 2, q = l & 3;
+  if (!trans) {
+    const unsigned row = from_lane(addr, base + 8 * i + g);
+    return lds_u32(row + 4 * q);
+  }
+  const unsigned row0 = from_lane(addr, base + 8 * i + 2 * q), row1 = from_lane(addr, base + 8 * i + 2 * q + 1);
+  const unsigned lo = lds_u16(row0 + 2 * g);
+  const unsigned hi = lds_u16(row1 + 2 * g);
+  return lo | (hi << 16);
+}
+#else
 typedef __attribute__((address_space(3))) const unsigned short lds_u16;
 __device__ inline unsigned ldmatrix_one(unsigned addr, unsigned i, bool trans) {
   const unsigned l = lane(), base = l & 32, g = (l & 31) >> 2, q = l & 3;
@@ -258,6 +305,7 @@ __device__ inline unsigned ldmatrix_one(unsigned addr, unsigned i, bool trans) {
   const unsigned hi = *reinterpret_cast<lds_u16*>(static_cast<size_t>(row1 + 2 * g));
   return lo | (hi << 16);
 }
+#endif
 }  // namespace porter_mfma
 
 __device__ inline void porter_ldmatrix_x1(unsigned& r0, unsigned addr) { r0 = porter_mfma::ldmatrix_one(addr, 0, false); }
@@ -282,7 +330,7 @@ __device__ inline void porter_ldmatrix_x4_trans(unsigned& r0, unsigned& r1, unsi
   r2 = porter_mfma::ldmatrix_one(addr, 2, true);
   r3 = porter_mfma::ldmatrix_one(addr, 3, true);
 }
-#ifndef PORTER_HAVE_CVTA_GENERIC_TO_SHARED
+#if !defined(PORTER_HAVE_CVTA_GENERIC_TO_SHARED) && !defined(PORTER_HIP_ON_CUDA)  // nvcc has CUDA's own
 // CUDA's generic -> shared-window conversion: on AMDGPU, the 32-bit LDS offset of the pointer.
 __device__ inline size_t __cvta_generic_to_shared(const void* p) {
   return static_cast<size_t>(reinterpret_cast<__UINTPTR_TYPE__>((__attribute__((address_space(3))) const void*)p) & 0xffffffffu);

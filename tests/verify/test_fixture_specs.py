@@ -32,18 +32,6 @@ NO_KERNEL_SPEC = {
 
 # Kernels whose HIP driver does not build against the golden port with the hip_on_cuda headers.
 HIP_ON_CUDA_GAPS = {
-    ("wave_cg_reduce", "sumMax"):
-        "hip_on_cuda has no hip/hip_cooperative_groups.h (the port's cg::thread_block_tile and tiled_partition)",
-    ("ptx_intrinsics", "compact"):
-        "the port's `memory` clobber became __atomic_signal_fence, which nvcc allows in host code only",
-    ("ptx_intrinsics", "bytes"):
-        "nvcc's code generator rejects the __bf16 packing PTX007 emits (\"unsupported float variant\")",
-    ("mfma_wmma_gemm", "wmma_gemm"):
-        "porter_compat.h's MFMA helpers use clang ext_vector_type vectors, which nvcc reduces to scalars: "
-        "no conversion to hip_on_cuda's porter_hoc::vec",
-    ("mfma_mma_bf16", "mma_gemm"):
-        "porter_compat.h's MFMA helpers use clang ext_vector_type vectors, which nvcc reduces to scalars: "
-        "no conversion to hip_on_cuda's porter_hoc::vec",
 }
 
 SPEC_PROJECTS = [p for p in PROJECTS if p not in NO_SPEC]

@@ -68,3 +68,329 @@ int wave_size_of(const hipDeviceProp_t& p) { return p.warpSize; }
 """)
     proc = _compile(src, tmp_path / "mask64.o")
     assert proc.returncode == 0, proc.stderr
+
+
+
+def _build(src: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    """Compile and link (a program to run on the host or a GPU)."""
+    cmd = [str(find_nvcc()), "-std=c++17", "-O3", "-arch=sm_90", f"-I{INCLUDE}", str(src), "-o", str(out)]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=out.parent, timeout=600)
+
+
+# ---- hip/hip_cooperative_groups.h ---------------------------------------------------------------
+# A self-checking program against a CPU model of HIP's tile semantics: every member of the subset,
+# tiles of 1..64 lanes, full blocks, a one-warp tail wave and partial tiles. Compiled here; on an
+# NVIDIA GPU it prints "PASS cg_tiles errors=0" (it did on an H200, see the helper's report).
+CG_TILES_PROGRAM = r"""// Cooperative-groups tiles of 1..64 lanes on the emulated wave64, checked against a CPU model of
+// HIP's semantics (rank = linear id % N; a read from a lane that does not exist gives 0).
+#include <cstdio>
+#include <vector>
+#include <hip/hip_runtime.h>
+#include <hip/hip_cooperative_groups.h>
+
+namespace cg = cooperative_groups;
+
+constexpr int kOps = 14;
+
+template <unsigned N>
+__global__ void tiles(long long* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<N> tile = cg::tiled_partition<N>(block);
+  const unsigned t = block.thread_rank();
+  const int v = static_cast<int>(t * 7u + 3u);
+  long long* o = out + static_cast<size_t>(blockIdx.x * block.size() + t) * kOps;
+  o[0] = tile.shfl(v, static_cast<int>(tile.thread_rank() * 3u + 1u));
+  o[1] = tile.shfl_down(v, N > 1 ? N / 2 : 1);
+  o[2] = tile.shfl_up(v, N > 2 ? N / 4 + 1 : 1);
+  o[3] = tile.shfl_xor(v, N - 1);
+  o[4] = static_cast<long long>(tile.ballot(t % 3u == 0u));
+  o[5] = tile.any(t % 5u == 0u);
+  o[6] = tile.all(t % 7u != 3u);
+  o[7] = static_cast<long long>(tile.shfl(1.5 * v, 0) * 2.0);  // a 64-bit type
+  o[8] = tile.thread_rank() + 1000u * tile.size() + 100000u * tile.num_threads();
+  o[9] = tile.meta_group_rank() + 1000u * tile.meta_group_size();
+  __shared__ int lds[1024];
+  lds[t] = v;
+  tile.sync();
+  const unsigned nb = (t & ~(N - 1u)) + ((t + 1u) & (N - 1u));
+  o[10] = nb < block.size() ? lds[nb] : 0;  // a neighbour's store, after tile.sync()
+  block.sync();
+  auto sub = cg::tiled_partition<(N > 1 ? N / 2 : 1)>(tile);
+  o[11] = sub.thread_rank() + 1000u * sub.meta_group_rank() + 100000u * sub.meta_group_size();
+  o[12] = cg::thread_rank(tile) + 1000u * cg::group_size(tile);
+  o[13] = static_cast<long long>(tile.shfl(static_cast<float>(v) + 0.25f, 1) * 4.0f);
+}
+
+template <unsigned N>
+int check(unsigned threads, unsigned blocks) {
+  const size_t n = static_cast<size_t>(threads) * blocks * kOps;
+  long long* d;
+  if (hipMalloc(&d, n * sizeof(long long)) != hipSuccess) return 1;
+  tiles<N><<<blocks, threads>>>(d);
+  std::vector<long long> got(n);
+  if (hipDeviceSynchronize() != hipSuccess ||
+      hipMemcpy(got.data(), d, n * sizeof(long long), hipMemcpyDeviceToHost) != hipSuccess) {
+    printf("FAIL tile<%u> launch\n", N);
+    return 1;
+  }
+  hipFree(d);
+  auto val = [&](unsigned u) -> long long { return u < threads ? static_cast<long long>(u * 7u + 3u) : 0; };
+  int errors = 0;
+  const unsigned half = N > 1 ? N / 2 : 1;
+  for (unsigned b = 0; b < blocks; ++b)
+    for (unsigned t = 0; t < threads; ++t) {
+      const long long* o = &got[(static_cast<size_t>(b) * threads + t) * kOps];
+      const unsigned rank = t % N, base = t - rank;
+      long long want[kOps];
+      want[0] = val(base + (rank * 3u + 1u) % N);
+      const unsigned dd = N > 1 ? N / 2 : 1;
+      want[1] = rank + dd >= N ? val(t) : val(t + dd);
+      const unsigned du = N > 2 ? N / 4 + 1 : 1;
+      want[2] = rank < du ? val(t) : val(t - du);
+      want[3] = val(t ^ (N - 1u));
+      unsigned long long bal = 0;
+      for (unsigned r = 0; r < N; ++r)
+        if (base + r < threads && (base + r) % 3u == 0u) bal |= 1ull << r;
+      want[4] = static_cast<long long>(bal);
+      int any = 0, all = 1;
+      for (unsigned r = 0; r < N; ++r)
+        if (base + r < threads) { any |= (base + r) % 5u == 0u; all &= (base + r) % 7u != 3u; }
+      want[5] = any;
+      want[6] = all;
+      want[7] = static_cast<long long>(1.5 * val(base) * 2.0);
+      want[8] = rank + 1000u * N + 100000u * N;
+      want[9] = t / N + 1000u * ((threads + N - 1) / N);
+      want[10] = val(base + ((t + 1u) & (N - 1u)));
+      want[11] = (rank % half) + 1000u * (rank / half) + 100000u * (N / half);
+      want[12] = rank + 1000u * N;
+      want[13] = static_cast<long long>((static_cast<float>(val(base + 1u % N)) + (base + 1u % N < threads ? 0.25f : 0.0f)) * 4.0f);
+      for (int k = 0; k < kOps; ++k)
+        if (o[k] != want[k]) {
+          if (errors < 8)
+            printf("tile<%u> threads=%u block %u thread %u op %d: got %lld want %lld\n", N, threads, b, t, k, o[k], want[k]);
+          ++errors;
+        }
+    }
+  return errors;
+}
+
+template <unsigned N>
+int check_all() {
+  // a full block, a block ending in a one-warp tail wave, one ending mid-warp (partial tiles)
+  return check<N>(256, 3) + check<N>(96, 2) + check<N>(200, 2);
+}
+
+int main() {
+  const int errors = check_all<1>() + check_all<2>() + check_all<4>() + check_all<8>() +
+                     check_all<16>() + check_all<32>() + check_all<64>();
+  printf("%s cg_tiles errors=%d\n", errors ? "FAIL" : "PASS", errors);
+  return errors ? 1 : 0;
+}
+"""
+
+# The golden wave_cg_reduce port's use: a 32-lane tile's expanded cg::reduce, block.sync(), and the
+# wave barrier that __syncwarp became.
+CG_PORT_KERNEL = """
+#include <hip/hip_runtime.h>
+#include <hip/hip_cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void k(const float* in, float* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+  float s = in[threadIdx.x];
+  for (unsigned o = tile.size() / 2; o > 0; o /= 2) s += tile.shfl_down(s, o);
+  s = tile.shfl(s, 0);
+  if (tile.thread_rank() == 0) out[block.thread_rank() / 32] = s;
+  block.sync();
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"), __builtin_amdgcn_wave_barrier(),
+      __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+}
+"""
+
+
+@pytest.mark.toolchain("nvcc")
+def test_cooperative_groups_port_kernel_compiles(tmp_path: Path) -> None:
+    src = tmp_path / "cg_port.hip.cu"
+    src.write_text(CG_PORT_KERNEL)
+    proc = _compile(src, tmp_path / "cg_port.o")
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.toolchain("nvcc")
+def test_cooperative_groups_tiles_of_1_to_64_build(tmp_path: Path) -> None:
+    src = tmp_path / "cg_tiles.hip.cu"
+    src.write_text(CG_TILES_PROGRAM)
+    proc = _build(src, tmp_path / "cg_tiles")
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.toolchain("nvcc")
+@pytest.mark.parametrize("size", [3, 48, 128])
+def test_cooperative_groups_rejects_bad_tile_sizes(size: int, tmp_path: Path) -> None:
+    src = tmp_path / "cg_bad.hip.cu"
+    src.write_text(CG_PORT_KERNEL.replace("<32>", f"<{size}>"))
+    proc = _compile(src, tmp_path / "cg_bad.o")
+    assert proc.returncode != 0
+    assert "not a power of 2 or greater than the wavefront size" in proc.stderr + proc.stdout
+
+
+@pytest.mark.toolchain("nvcc")
+def test_cooperative_groups_outside_the_subset_fail_to_compile(tmp_path: Path) -> None:
+    src = tmp_path / "cg_grid.hip.cu"
+    src.write_text(CG_PORT_KERNEL.replace("block.sync();", "cg::this_grid().sync();"))
+    proc = _compile(src, tmp_path / "cg_grid.o")
+    assert proc.returncode != 0
+
+
+# ---- porter_hoc/clang_ext.h: what PTX004/PTX007 emit ----------------------------------------------
+# PTX007's __bf16 / _Float16 packing and PTX004's compiler barrier in device code. Self-checking:
+# on an NVIDIA GPU it prints "PASS clang_ext errors=0" (round to nearest even, bit for bit).
+CLANG_EXT_PROGRAM = r"""// PTX007's packing and PTX004's compiler barrier under hip_on_cuda: bf16 / f16 round to nearest
+// even on the device, bit for bit, against a CPU model (bf16) and CUDA's host conversion (f16).
+#include <cstdio>
+#include <cstring>
+#include <vector>
+#include <hip/hip_runtime.h>
+
+__device__ __forceinline__ unsigned pack_bf16x2(float hi, float lo) {
+  return ((unsigned int)__builtin_bit_cast(unsigned short, (__bf16)hi) << 16) | __builtin_bit_cast(unsigned short, (__bf16)lo);
+}
+__device__ __forceinline__ unsigned pack_f16x2(float hi, float lo) {
+  return ((unsigned int)__builtin_bit_cast(unsigned short, (_Float16)hi) << 16) | __builtin_bit_cast(unsigned short, (_Float16)lo);
+}
+
+__global__ void convert(const float* in, unsigned* out, float* back, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float a = in[2 * i], b = in[2 * i + 1];
+  unsigned p = pack_bf16x2(a, b);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST), out[2 * i] = p, __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  out[2 * i + 1] = pack_f16x2(a, b);
+  back[2 * i] = (float)__builtin_bit_cast(__bf16, (unsigned short)(p >> 16));
+  back[2 * i + 1] = (float)__builtin_bit_cast(_Float16, (unsigned short)(out[2 * i + 1] & 0xffffu));
+}
+
+static unsigned bf16_ref(float f) {  // round to nearest even; NaN: any quiet NaN
+  unsigned u;
+  memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u | (u >> 16 & 0x8000u);
+  return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+}
+static bool is_nan16(unsigned h, bool bf) { return bf ? (h & 0x7fffu) > 0x7f80u : (h & 0x7fffu) > 0x7c00u; }
+
+int main() {
+  const int n = 1 << 20;
+  std::vector<float> h(2 * n);
+  unsigned long long s = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < 2 * n; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    unsigned u = static_cast<unsigned>(s >> 32);
+    if (i % 4 == 1) u = (u & 0xffff0000u) | 0x8000u;          // exact ties: even rounding
+    if (i % 4 == 2) u = (u & 0x8fffffffu) | 0x38000000u;      // |x| near 1 (normal f16)
+    memcpy(&h[i], &u, 4);
+  }
+  float* d_in; unsigned* d_out; float* d_back;
+  hipMalloc(&d_in, 2 * n * sizeof(float));
+  hipMalloc(&d_out, 2 * n * sizeof(unsigned));
+  hipMalloc(&d_back, 2 * n * sizeof(float));
+  hipMemcpy(d_in, h.data(), 2 * n * sizeof(float), hipMemcpyHostToDevice);
+  convert<<<(n + 255) / 256, 256>>>(d_in, d_out, d_back, n);
+  std::vector<unsigned> out(2 * n);
+  std::vector<float> back(2 * n);
+  if (hipDeviceSynchronize() != hipSuccess) { printf("FAIL launch\n"); return 1; }
+  hipMemcpy(out.data(), d_out, 2 * n * sizeof(unsigned), hipMemcpyDeviceToHost);
+  hipMemcpy(back.data(), d_back, 2 * n * sizeof(float), hipMemcpyDeviceToHost);
+  int errors = 0;
+  for (int i = 0; i < n; ++i) {
+    const float a = h[2 * i], b = h[2 * i + 1];
+    const unsigned bf[2] = {out[2 * i] >> 16, out[2 * i] & 0xffffu};
+    const unsigned f16[2] = {out[2 * i + 1] >> 16, out[2 * i + 1] & 0xffffu};
+    const float src[2] = {a, b};
+    for (int k = 0; k < 2; ++k) {
+      const unsigned want_bf = bf16_ref(src[k]);
+      const unsigned want_f16 = __half_as_ushort(__float2half_rn(src[k]));  // CUDA's host RNE
+      bool ok_bf = is_nan16(want_bf, true) ? is_nan16(bf[k], true) : bf[k] == want_bf;
+      bool ok_f16 = is_nan16(want_f16, false) ? is_nan16(f16[k], false) : f16[k] == want_f16;
+      if (!ok_bf || !ok_f16) {
+        if (errors < 8) printf("x=%a bf16 %04x want %04x f16 %04x want %04x\n", src[k], bf[k], want_bf, f16[k], want_f16);
+        ++errors;
+      }
+    }
+    unsigned bb; float w = back[2 * i]; memcpy(&bb, &w, 4);
+    if (!is_nan16(bf[0], true) && bb != bf[0] << 16) ++errors;  // widening is exact
+  }
+  printf("%s clang_ext errors=%d\n", errors ? "FAIL" : "PASS", errors);
+  return errors ? 1 : 0;
+}
+"""
+
+# The conversions on the host path, against the definition of round-to-nearest-even: runs here.
+HALF_HOST_PROGRAM = r"""
+#include <cstdio>
+#include <cstring>
+#include <hip/hip_runtime.h>
+static unsigned bf16_ref(unsigned u) { return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16; }
+static bool f16_ok(float x, unsigned h) {  // h is a nearest f16, ties to even
+  const float got = (float)__builtin_bit_cast(_Float16, (unsigned short)h);
+  const float up = (float)__builtin_bit_cast(_Float16, (unsigned short)(h + 1));
+  const float dn = (float)__builtin_bit_cast(_Float16, (unsigned short)(h - 1));
+  const double e = fabs((double)got - x);
+  if (e > fabs((double)up - x) || e > fabs((double)dn - x)) return false;
+  if ((e == fabs((double)up - x) || e == fabs((double)dn - x)) && (h & 1u)) return false;
+  return true;
+}
+int main() {
+  int errors = 0;
+  for (unsigned long long i = 0; i < (1ull << 32); i += 4099) {
+    const unsigned u = (unsigned)i;
+    float x;
+    memcpy(&x, &u, 4);
+    if ((u & 0x7fffffffu) >= 0x7f800000u) continue;  // inf / NaN
+    const unsigned b = __builtin_bit_cast(unsigned short, (__bf16)x);
+    if (b != bf16_ref(u)) ++errors;
+    if (fabsf(x) < 60000.0f && fabsf(x) > 1e-4f) {
+      const unsigned h = __builtin_bit_cast(unsigned short, (_Float16)x);
+      if (!f16_ok(x, h)) ++errors;
+    }
+    if ((float)__builtin_bit_cast(__bf16, (unsigned short)b) != [&] { unsigned w = b << 16; float f; memcpy(&f, &w, 4); return f; }()) ++errors;
+  }
+  __bf16 acc = 1.0f;
+  acc += 0.00390625f;  // 1 + 2^-8: a tie between 1 and 1 + 2^-7, rounds to even (1)
+  if ((float)acc != 1.0f) ++errors;
+  _Float16 h = 3;  // from an integer
+  h *= 0.5;
+  if ((float)h != 1.5f) ++errors;
+  printf("%s half_host errors=%d\n", errors ? "FAIL" : "PASS", errors);
+  return errors ? 1 : 0;
+}
+"""
+
+
+@pytest.mark.toolchain("nvcc")
+def test_clang_half_types_and_signal_fence_build(tmp_path: Path) -> None:
+    src = tmp_path / "clang_ext.hip.cu"
+    src.write_text(CLANG_EXT_PROGRAM)
+    proc = _build(src, tmp_path / "clang_ext")
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.toolchain("nvcc")
+def test_half_conversions_round_to_nearest_even_on_the_host(tmp_path: Path) -> None:
+    src = tmp_path / "half_host.hip.cu"
+    src.write_text(HALF_HOST_PROGRAM)
+    proc = _build(src, tmp_path / "half_host")
+    assert proc.returncode == 0, proc.stderr
+    run = subprocess.run([str(tmp_path / "half_host")], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and "PASS half_host errors=0" in run.stdout, run.stdout + run.stderr
+
+
+@pytest.mark.toolchain("nvcc")
+@pytest.mark.parametrize("define", ["PORTER_HOC_NO_HALF_KEYWORDS", "PORTER_HOC_NO_SIGNAL_FENCE"])
+def test_clang_ext_opt_outs_restore_nvcc_behaviour(define: str, tmp_path: Path) -> None:
+    src = tmp_path / "opt_out.hip.cu"
+    body = ("unsigned short b = __builtin_bit_cast(unsigned short, (__bf16)x);" if "HALF" in define
+            else "__atomic_signal_fence(__ATOMIC_SEQ_CST); unsigned short b = 0;")
+    src.write_text(f"#define {define}\n#include <hip/hip_runtime.h>\n"
+                   f"__global__ void k(float x, unsigned short* o) {{ {body} *o = b; }}\n")
+    proc = _compile(src, tmp_path / "opt_out.o")
+    assert proc.returncode != 0

@@ -10,3 +10,6 @@
 #include <porter_hoc/mfma.h>
 #include <porter_hoc/amdgcn.h>
 #include <porter_hoc/aliases.h>
+/* Last: renames clang-only keywords and builtins (__bf16, _Float16, device __atomic_signal_fence)
+ * that porter's rewrites emit; no CUDA header may follow. */
+#include <porter_hoc/clang_ext.h>

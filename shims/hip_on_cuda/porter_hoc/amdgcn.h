@@ -1,7 +1,7 @@
 /* porter hip_on_cuda: a few non-MFMA AMDGCN builtins that HIP ports use directly.
  *
  * Stands in for: clang's __builtin_amdgcn_{readfirstlane, ds_bpermute, ds_permute,
- * mbcnt_lo, mbcnt_hi, wavefrontsize, wave_barrier, s_barrier, perm, ubfe, sbfe, fence} and the scheduling hints
+ * mbcnt_lo, mbcnt_hi, read_exec (_lo, _hi), wavefrontsize, wave_barrier, s_barrier, perm, ubfe, sbfe, fence} and the scheduling hints
  * (s_waitcnt, sched_barrier, sched_group_barrier, s_setprio, s_sleep, iglp_opt), with the
  * semantics documented for them in the LLVM AMDGPU usage guide and the CDNA3 ISA guide.
  * nvcc does not know these names, so function-like macros are legal.
@@ -95,11 +95,22 @@ __device__ inline int sbfe(int x, unsigned offset, unsigned width) {
   return static_cast<int>((field ^ sign) - sign);
 }
 
+/* s_mov_b64 exec (clang's __builtin_amdgcn_read_exec, _lo/_hi for its two words): the wave's
+ * active lanes, bit i = lane i, i.e. activemask() - exited lanes are inactive, as on AMD. A wave
+ * collective like every cross-lane call here (the contract in porter_hoc/wave.h): all live lanes
+ * of the wave call it together, and it cannot see a half of the wave that is still running but
+ * elsewhere (on AMD those lanes would read as inactive), nor return while a whole warp of the
+ * wave has exited. */
+__device__ inline unsigned long long read_exec() { return activemask(); }
+
 }  // namespace porter_hoc
 
 #define __builtin_amdgcn_readfirstlane(v) ::porter_hoc::readfirstlane(v)
 #define __builtin_amdgcn_ds_bpermute(addr, v) ::porter_hoc::ds_bpermute((addr), (v))
 #define __builtin_amdgcn_ds_permute(addr, v) ::porter_hoc::ds_permute((addr), (v))
+#define __builtin_amdgcn_read_exec() ::porter_hoc::read_exec()
+#define __builtin_amdgcn_read_exec_lo() static_cast<unsigned>(::porter_hoc::read_exec())
+#define __builtin_amdgcn_read_exec_hi() static_cast<unsigned>(::porter_hoc::read_exec() >> 32)
 #define __builtin_amdgcn_mbcnt_lo(mask, acc) ::porter_hoc::mbcnt_lo((mask), (acc))
 #define __builtin_amdgcn_mbcnt_hi(mask, acc) ::porter_hoc::mbcnt_hi((mask), (acc))
 #define __builtin_amdgcn_wavefrontsize() (PORTER_HOC_WAVE_SIZE)

@@ -1,0 +1,253 @@
+/* porter hip_on_cuda: <hip/hip_cooperative_groups.h>, the subset HIP ports use.
+ *
+ * Stands in for: ROCm's hip_cooperative_groups.h (amd_hip_cooperative_groups.h, ROCm 6.3),
+ * written from HIP's documentation ("Cooperative groups" in the HIP programming guide and
+ * API reference) and the behaviour of its thread_block_tile, whose cross-lane members are
+ * HIP's cross-lane functions with width = the tile size:
+ *   tile.shfl(v, r)        __shfl(v, r, N): rank r % N of the caller's tile
+ *   tile.shfl_down(v, d)   __shfl_down(v, d, N): rank + d, or the caller's own value past the tile
+ *   tile.shfl_up(v, d)     __shfl_up(v, d, N): rank - d, or the caller's own value below the tile
+ *   tile.shfl_xor(v, m)    __shfl_xor(v, m, N)
+ *   tile.ballot(p)         64-bit; bit i = tile rank i (HIP compacts the wave ballot to the tile)
+ *   tile.any(p), all(p)    over the tile's active lanes
+ *   tile.sync()            a barrier of the tile's lanes that orders their memory accesses
+ * A tile is N consecutive linear thread ids (N a power of two, 1..64), aligned to N: rank =
+ * linear id % N, inside one 64-lane wave as on gfx950. A read from an inactive (exited) lane
+ * gives 0, as HIP's ds_bpermute-based shuffles do (porter_hoc/wave.h).
+ *
+ * How, on the emulated waves of porter_hoc/wave.h:
+ *   - N = 64 is a whole emulated wave: the members are porter_hoc's wave64 functions (an
+ *     exchange between the wave's two NVIDIA warps), under wave.h's contract - every live lane
+ *     of the wave calls together.
+ *   - N <= 32: a tile never spans two NVIDIA warps (lane = linear id % 64, warps split at 32),
+ *     so the members are CUDA's own warp primitives over the tile's live lanes - exact, with no
+ *     shared memory; every live lane of the *tile* calls together (as for __shfl_sync).
+ *     tile.shfl_xor with a lane mask that leaves the NVIDIA warp (bit 5 set, possible in HIP
+ *     only for masks >= N, which read outside the tile) traps with a message.
+ *   - thread_block: __syncthreads, threadIdx/blockIdx/blockDim.
+ *
+ * Provided: this_thread_block(); thread_block {sync, thread_rank, size, num_threads,
+ * group_index, thread_index, group_dim, dim_threads, is_valid}; tiled_partition<N>(block or
+ * tile); thread_block_tile<N[, Parent]> {thread_rank, size, num_threads, meta_group_rank,
+ * meta_group_size, sync, shfl, shfl_down, shfl_up, shfl_xor, ballot, any, all, is_valid};
+ * group_size(g), thread_rank(g), sync(g), is_valid(g).
+ * Not provided (fails to compile, the intended signal): thread_group and the run-time
+ * tiled_partition(g, n), coalesced_group / coalesced_threads(), grid_group / this_grid()
+ * (cooperative launch), multi_grid_group, match_any/match_all, cg::reduce (CUDA-only; porter
+ * expands it, WAVE009), memcpy_async.
+ */
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+namespace porter_hoc {
+namespace cg {
+
+__device__ inline unsigned block_rank() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+__device__ inline unsigned block_threads() { return blockDim.x * blockDim.y * blockDim.z; }
+
+template <unsigned N>
+struct is_tile_size {
+  static constexpr bool value = N >= 1 && N <= kWaveLanes && (N & (N - 1)) == 0;
+};
+
+/* A tile of N <= 32 lanes: lanes [base, base + N) of the caller's NVIDIA warp. */
+template <unsigned N>
+struct warp_tile {
+  static constexpr unsigned kBits = N == 32 ? 0xffffffffu : ((1u << N) - 1u);
+
+  __device__ static unsigned warp_lane() { return block_rank() % 32u; }
+  __device__ static unsigned base() { return warp_lane() & ~(N - 1u); }
+  /* The tile's lanes that exist (the last warp of a block may be partial). */
+  __device__ static unsigned lanes() {
+    const unsigned warp_first = block_rank() & ~31u;
+    const unsigned in_warp = min(32u, block_threads() - warp_first);
+    const unsigned exist = in_warp == 32u ? 0xffffffffu : ((1u << in_warp) - 1u);
+    return (kBits << base()) & exist;
+  }
+  /* The tile's lanes that have not exited (a ballot over existing lanes does not wait for
+   * exited ones; see porter_hoc/wave.h). */
+  __device__ static unsigned live() { return (__ballot_sync)(lanes(), 1); }
+
+  /* var of warp lane `src` (0..31) of this warp; 0 when that lane is not live. */
+  template <class T>
+  __device__ static T read(T var, unsigned src) {
+    const unsigned mask = live();
+    const unsigned long long bits = to_bits(var);
+    unsigned long long got = (__shfl_sync)(mask, static_cast<unsigned>(bits), static_cast<int>(src), 32);
+    if (sizeof(T) > 4)
+      got |= static_cast<unsigned long long>((__shfl_sync)(mask, static_cast<unsigned>(bits >> 32), static_cast<int>(src), 32)) << 32;
+    return ((mask >> src) & 1u) ? from_bits<T>(got) : from_bits<T>(0ull);
+  }
+
+  template <class T>
+  __device__ static T shfl(T var, int src_rank) {
+    return read(var, base() + (static_cast<unsigned>(src_rank) & (N - 1u)));
+  }
+  template <class T>
+  __device__ static T shfl_down(T var, unsigned delta) {
+    const unsigned self = warp_lane();
+    return read(var, ((self & (N - 1u)) + delta >= N) ? self : self + delta);
+  }
+  template <class T>
+  __device__ static T shfl_up(T var, unsigned delta) {
+    const unsigned self = warp_lane();
+    return read(var, ((self & (N - 1u)) < delta) ? self : self - delta);
+  }
+  template <class T>
+  __device__ static T shfl_xor(T var, unsigned lane_mask) {
+    // HIP: index = self ^ mask in wave lanes; an index at or past the end of the caller's
+    // segment reads the caller's own value; anything else is read (mod 64).
+    const unsigned self = lane_id();
+    unsigned src = self ^ lane_mask;
+    if (src >= ((self + N) & ~(N - 1u))) src = self;
+    src %= kWaveLanes;
+    if ((src / 32u) != (self / 32u)) {
+      printf("porter hip_on_cuda: thread_block_tile<%u>::shfl_xor(v, %u) reads lane %u of the other "
+             "half of the wave; only masks < 32 are emulated for tiles of <= 32 lanes\n", N, lane_mask, src);
+      __trap();
+    }
+    return read(var, src % 32u);
+  }
+  __device__ static unsigned long long ballot(int pred) {
+    return ((__ballot_sync)(live(), pred) >> base()) & kBits;
+  }
+  __device__ static int any(int pred) { return (__any_sync)(live(), pred); }
+  __device__ static int all(int pred) { return (__all_sync)(live(), pred); }
+  __device__ static void sync() { (__syncwarp)(live()); }
+};
+
+/* A tile of 64 lanes: the caller's whole (emulated) wave. */
+struct wave_tile {
+  template <class T>
+  __device__ static T shfl(T var, int src_rank) { return ::porter_hoc::shfl(var, src_rank, 64); }
+  template <class T>
+  __device__ static T shfl_down(T var, unsigned delta) { return ::porter_hoc::shfl_down(var, delta, 64); }
+  template <class T>
+  __device__ static T shfl_up(T var, unsigned delta) { return ::porter_hoc::shfl_up(var, delta, 64); }
+  template <class T>
+  __device__ static T shfl_xor(T var, unsigned lane_mask) {
+    return ::porter_hoc::shfl_xor(var, static_cast<int>(lane_mask), 64);
+  }
+  __device__ static unsigned long long ballot(int pred) { return ::porter_hoc::ballot(pred); }
+  __device__ static int any(int pred) { return ::porter_hoc::any(pred); }
+  __device__ static int all(int pred) { return ::porter_hoc::all(pred); }
+  __device__ static void sync() { ::porter_hoc::wave_sync(); }
+};
+
+template <unsigned N>
+struct tile_ops_of {
+  typedef warp_tile<N> type;
+};
+template <>
+struct tile_ops_of<64> {
+  typedef wave_tile type;
+};
+
+}  // namespace cg
+}  // namespace porter_hoc
+
+namespace cooperative_groups {
+
+class thread_block;
+__device__ inline thread_block this_thread_block();
+
+/* The calling thread's block. */
+class thread_block {
+ public:
+  __device__ static void sync() { __syncthreads(); }
+  __device__ static unsigned thread_rank() { return ::porter_hoc::cg::block_rank(); }
+  __device__ static unsigned size() { return ::porter_hoc::cg::block_threads(); }
+  __device__ static unsigned num_threads() { return ::porter_hoc::cg::block_threads(); }
+  __device__ static dim3 group_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  __device__ static dim3 thread_index() { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+  __device__ static dim3 group_dim() { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+  __device__ static dim3 dim_threads() { return group_dim(); }
+  __device__ static bool is_valid() { return true; }
+
+ private:
+  __device__ thread_block() {}
+  friend __device__ thread_block this_thread_block();
+};
+
+__device__ inline thread_block this_thread_block() { return thread_block(); }
+
+template <unsigned int Size, class ParentCGTy = void>
+class thread_block_tile;
+
+namespace porter_detail {
+template <unsigned N>
+class tile_impl {
+  static_assert(::porter_hoc::cg::is_tile_size<N>::value,
+                "Tile size is either not a power of 2 or greater than the wavefront size");
+  typedef typename ::porter_hoc::cg::tile_ops_of<N>::type ops;
+
+ public:
+  __device__ static unsigned thread_rank() { return ::porter_hoc::cg::block_rank() & (N - 1u); }
+  __device__ static constexpr unsigned size() { return N; }
+  __device__ static constexpr unsigned num_threads() { return N; }
+  __device__ unsigned meta_group_rank() const { return meta_rank_; }
+  __device__ unsigned meta_group_size() const { return meta_size_; }
+  __device__ static bool is_valid() { return true; }
+
+  __device__ static void sync() { ops::sync(); }
+  template <class T>
+  __device__ T shfl(T var, int src_rank) const { return ops::shfl(var, src_rank); }
+  template <class T>
+  __device__ T shfl_down(T var, unsigned int lane_delta) const { return ops::shfl_down(var, lane_delta); }
+  template <class T>
+  __device__ T shfl_up(T var, unsigned int lane_delta) const { return ops::shfl_up(var, lane_delta); }
+  template <class T>
+  __device__ T shfl_xor(T var, unsigned int lane_mask) const { return ops::shfl_xor(var, lane_mask); }
+  __device__ unsigned long long ballot(int pred) const { return ops::ballot(pred); }
+  __device__ int any(int pred) const { return ops::any(pred); }
+  __device__ int all(int pred) const { return ops::all(pred); }
+
+ protected:
+  /* parent_rank / parent_size: the caller's rank in, and the size of, the partitioned group. */
+  __device__ tile_impl(unsigned parent_rank, unsigned parent_size)
+      : meta_rank_(parent_rank / N), meta_size_((parent_size + N - 1u) / N) {}
+
+ private:
+  unsigned meta_rank_, meta_size_;
+};
+}  // namespace porter_detail
+
+/* A tile of Size consecutive threads of a thread_block (or of a larger tile). */
+template <unsigned int Size, class ParentCGTy>
+class thread_block_tile : public porter_detail::tile_impl<Size> {
+ public:
+  /* A tile with a known parent type converts to the parent-less thread_block_tile<Size>. */
+  template <class P>
+  __device__ thread_block_tile(const thread_block_tile<Size, P>& other) : porter_detail::tile_impl<Size>(other) {}
+
+ private:
+  __device__ thread_block_tile(unsigned parent_rank, unsigned parent_size)
+      : porter_detail::tile_impl<Size>(parent_rank, parent_size) {}
+  template <unsigned int S, class P>
+  friend class thread_block_tile;
+  template <unsigned int S, class P>
+  friend __device__ thread_block_tile<S, P> tiled_partition(const P& parent);
+};
+
+/* Partitions `parent` (a thread_block or a thread_block_tile of at least Size threads) into
+ * tiles of Size consecutive threads. */
+template <unsigned int Size, class ParentCGTy>
+__device__ inline thread_block_tile<Size, ParentCGTy> tiled_partition(const ParentCGTy& parent) {
+  static_assert(::porter_hoc::cg::is_tile_size<Size>::value,
+                "Tile size is either not a power of 2 or greater than the wavefront size");
+  return thread_block_tile<Size, ParentCGTy>(parent.thread_rank(), parent.size());
+}
+
+template <class CGTy>
+__device__ inline unsigned group_size(const CGTy& g) { return g.size(); }
+template <class CGTy>
+__device__ inline unsigned thread_rank(const CGTy& g) { return g.thread_rank(); }
+template <class CGTy>
+__device__ inline bool is_valid(const CGTy& g) { return g.is_valid(); }
+template <class CGTy>
+__device__ inline void sync(const CGTy& g) { g.sync(); }
+
+}  // namespace cooperative_groups
