@@ -16,8 +16,9 @@ mkdir -p "$out"
 # projects then share the GPU, so their timings are indicative only.
 verify_one() {
   tree=$1 out=$2 name=$(basename "$1")
-  for ex in cuda hip-on-cuda; do
-    python3 -m porter.verify.evidence "$tree" --executor "$ex" --source "fixtures/$name" > "$out/$name.$ex.log" 2>&1
+  for ex in ${EXECUTORS:-cuda hip-on-cuda}; do
+    python3 -m porter.verify.evidence "$tree" --executor "$ex" --source "fixtures/$name" \
+      --timeout "${RUN_TIMEOUT:-600}" > "$out/$name.$ex.log" 2>&1
     echo "== $name ($ex): exit $?"
     [ -f "$tree/porter-verify.json" ] && cp "$tree/porter-verify.json" "$out/$name.$ex.json"
   done

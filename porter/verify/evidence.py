@@ -151,9 +151,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--executor", default="hip-on-cuda")
     parser.add_argument("--source", type=Path, default=None)
     parser.add_argument("--arch", default=None)
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per driver run (a hang is data)")
     args = parser.parse_args(argv)
     try:
-        evidence = verify_output(args.output, args.executor, source=args.source, arch=args.arch)
+        evidence = verify_output(args.output, args.executor, source=args.source, arch=args.arch,
+                                 timeout=args.timeout)
     except (FileNotFoundError, SpecError, ValueError) as e:
         print(f"error: {e}")
         return 2
