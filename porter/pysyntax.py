@@ -33,10 +33,6 @@ def parse_error(data: bytes) -> str:
     return ""
 
 
-def parses(data: bytes) -> bool:
-    return not parse_error(data)
-
-
 @dataclass
 class PythonFile:
     path: str

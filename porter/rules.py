@@ -21,7 +21,7 @@ from functools import cache
 from typing import Literal
 
 from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
-from porter.pysyntax import PythonFile, is_triton, parses
+from porter.pysyntax import PythonFile
 from porter.syntax import SourceFile
 
 FAMILIES = ("HIP", "WAVE", "LDS", "MFMA", "PTX", "TRI", "BLD", "SHIM")
@@ -264,16 +264,14 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
             lang = "cuda"
         elif record.kind in build_lang:
             lang = build_lang[record.kind]
-        elif record.kind == FileKind.python:
-            lang = "triton"
+        elif record.kind == FileKind.triton and record.parsed:
+            lang = "triton"  # a module libcst cannot parse was flagged by the scan and is copied as is
         else:
             continue
         applicable = rules_for(agent, lang)
         if not applicable:
             continue
         data = read(record.path)
-        if lang == "triton" and (not is_triton(data) or not parses(data)):
-            continue  # the scan flagged a Triton file libcst cannot parse; it is copied as it is
         for batch in _passes(applicable, stages):
             unit: Unit
             if lang == "cuda":

@@ -50,6 +50,8 @@ def classify(rel: str, data: bytes) -> tuple[FileKind, str]:
     if suffix in CPP_SUFFIXES:
         return FileKind.cpp, ""
     if suffix == ".py":
+        if is_triton(data):
+            return FileKind.triton, parse_error(data)
         return FileKind.python, ""
     return FileKind.text, ""
 
@@ -67,8 +69,7 @@ def scan_tree(root: Path, rels: list[str]) -> Inventory:
         kind, note = classify(rel, data)
         lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
         parsed = True
-        if kind == FileKind.python and is_triton(data):
-            note = parse_error(data)
+        if kind == FileKind.triton:
             parsed = not note
         if kind in (FileKind.cuda, FileKind.cpp):
             unit = SourceFile(rel, data, lang_for(rel) or "cpp")

@@ -39,6 +39,7 @@ class FileKind(StrEnum):
     makefile = "makefile"  # Makefile, *.mk
     setup_py = "setup_py"  # setup.py
     python = "python"
+    triton = "triton"  # a .py module that imports triton: ported by the TRI rules
     text = "text"  # anything else readable: copied as is
     binary = "binary"  # not UTF-8 or has NUL bytes: copied unchanged
 

@@ -27,8 +27,10 @@ _TORCH_HEADERS = (b"<torch/extension.h>", b"<torch/torch.h>", b"<ATen/", b"<c10/
 
 
 def units_of(state: PortState) -> list[str]:
+    """Translation units (.cu/.cpp/...) and Triton modules (a .py file that imports triton)."""
     return [f.path for f in state.files
-            if f.kind in (FileKind.cuda, FileKind.cpp) and f.path.endswith(UNIT_SUFFIXES)]
+            if (f.kind in (FileKind.cuda, FileKind.cpp) and f.path.endswith(UNIT_SUFFIXES))
+            or (f.kind == FileKind.triton and f.parsed)]
 
 
 def verifier(state: PortState, ws: Workspace) -> dict:
@@ -115,6 +117,8 @@ def _progress_writer():
 
 
 def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:
+    if unit.endswith(".py"):
+        return verify_triton(state, ws, unit)
     ported = ws.root / unit
     original = Path(state.source) / unit
     build = ws.state_dir / "build" / unit
@@ -138,3 +142,9 @@ def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:
     return UnitResult(unit=unit, verdict="failed", port_build=port_build, original_build=original_build,
                       failure_class=error.failure_class if error else "other",
                       reason=f"{error.file}:{error.line}:{error.column}: {error.message}" if error else port_build.stderr[-500:])
+
+
+def verify_triton(state: PortState, ws: Workspace, unit: str) -> UnitResult:
+    """A Triton module: its [[verify.triton]] kernels compiled for the target and checked on the CPU."""
+    return UnitResult(unit=unit, verdict="not-checked",
+                      reason="Triton module with no [[verify.triton]] spec in porter.toml: nothing says how to launch it")

@@ -1,0 +1,159 @@
+"""TRI020: @triton.autotune configs chosen for NVIDIA, re-derived for gfx950.
+
+Why: a config list tuned on an H100 means something else on an MI350X. num_warps counts 64-lane
+wavefronts on AMD, so num_warps=8 is 512 threads instead of 256; num_stages=4 or 5 asks AMD's
+stream pipeliner for 3-4 LDS buffers of the A and B tiles (AMD uses 2 for a GEMM, 1 for fused
+attention); and the AMD-only knobs (waves_per_eu, matrix_instr_nonkdim, kpack) are absent.
+Each `triton.Config` of an autotuned kernel is rewritten by agents/microarch/triton_configs.py:
+num_warps halved (same threads per program; at least 4 waves for a GEMM), num_stages 2 for a
+GEMM (1 if the two tiles overflow 160 KiB of LDS), 1 for attention (two tl.dot), at most 2
+otherwise; a GEMM-like kernel gets waves_per_eu, matrix_instr_nonkdim=16 and kpack=1 in the
+config's dict, other kernels waves_per_eu=0 (no hint; its presence marks the config as AMD's).
+Configs that become identical are dropped. These are AMD defaults; the perfmodel (issue 6)
+will pick per shape.
+
+Before:
+    triton.Config({'BLOCK_M': 128, 'BLOCK_N': 256, 'BLOCK_K': 64}, num_warps=8, num_stages=4)
+After:
+    triton.Config({'BLOCK_M': 128, 'BLOCK_N': 256, 'BLOCK_K': 64, 'waves_per_eu': 2, 'matrix_instr_nonkdim': 16, 'kpack': 1}, num_warps=4, num_stages=2)
+
+Fix safety: safe: launch knobs change speed and occupancy, never the values computed (the
+tile sizes, which can, are kept). A config that already has an AMD knob is left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+from libcst.metadata import ParentNodeProvider
+
+from porter.agents.microarch import triton_configs as tc
+from porter.pysyntax import PythonFile
+from porter.rules import Hit, RuleContext, rule
+from porter.state import Edit
+
+TILE_KEYS = {"m": ("BLOCK_M", "BLOCK_SIZE_M"), "n": ("BLOCK_N", "BLOCK_SIZE_N"), "k": ("BLOCK_K", "BLOCK_SIZE_K")}
+
+
+@rule(id="TRI020", lang="triton", severity="warning", fix="safe")
+def autotune_configs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
+    names = tc.aliases(unit.module)
+    tuned = _autotuned(unit.module, names)
+    if not tuned:
+        return
+    parents = unit.wrapper.resolve(ParentNodeProvider)
+    seen: dict[int, set[str]] = {}  # per enclosing list: the new configs so far
+    for call in tc.find(unit.module, cst.Call):
+        if tc.call_name(call, names) != "triton.Config":
+            continue
+        kernel = _owner(call, tuned, parents)
+        if kernel is None:
+            continue
+        rewrite = config_rewrite(unit, call, tc.KernelShape(dots=tc.count_dots(kernel, names)))
+        if rewrite is None:
+            continue
+        text, message = rewrite
+        s, e = unit.span(call)
+        holder = parents.get(parents.get(call))
+        if isinstance(holder, cst.List):
+            key = " ".join(text.split())
+            if key in seen.setdefault(id(holder), set()):
+                yield Hit(s, e, f"same config as an earlier one once derived for gfx950: dropped ({message})",
+                          edits=(_drop(unit, holder, parents[call]),))
+                continue
+            seen[id(holder)].add(key)
+        yield Hit(s, e, message, edits=(Edit(s, e, text),))
+
+
+def config_rewrite(unit: PythonFile, call: cst.Call, shape: tc.KernelShape) -> tuple[str, str] | None:
+    """The new text of one triton.Config and the finding's message; None if it is AMD's already."""
+    kwargs = tc.arg(call, "kwargs", 0)
+    meta = kwargs.value if kwargs is not None and isinstance(kwargs.value, cst.Dict) else None
+    keys = {_key(el): el for el in meta.elements if isinstance(el, cst.DictElement)} if meta else {}
+    knobs = {a.keyword.value: a for a in call.args if a.keyword is not None}
+    if any(k in keys or k in knobs for k in tc.AMD_GEMM_EXTRAS):
+        return None
+    if meta is None:
+        return None  # kwargs built elsewhere: the tiles and where to put the knobs are unknown
+    tiles = {d: next((tc.int_value(keys[k].value) for k in ks if k in keys), None) for d, ks in TILE_KEYS.items()}
+    shape = tc.KernelShape(shape.dots, tiles["m"], tiles["n"], tiles["k"])
+    nv_warps = tc.int_value(knobs["num_warps"].value) if "num_warps" in knobs else None
+    nv_stages = tc.int_value(knobs["num_stages"].value) if "num_stages" in knobs else None
+    if ("num_warps" in knobs and nv_warps is None) or ("num_stages" in knobs and nv_stages is None):
+        return None  # computed knobs: nothing to derive from
+    amd = tc.derive(nv_warps, nv_stages, shape)
+
+    edits: list[tuple[int, int, str]] = []
+    quote = _quote(meta)
+    extras = amd.extras() if shape.gemm else {"waves_per_eu": 0}
+    last = meta.elements[-1] if meta.elements else None
+    add = ", ".join(f"{quote}{k}{quote}: {v}" for k, v in extras.items())
+    if last is not None:
+        at = unit.span(last)[1]
+        edits.append((at, at, f", {add}"))
+    else:
+        at = unit.span(meta)[0] + 1
+        edits.append((at, at, add))
+    notes = []
+    for knob, old, new in (("num_warps", nv_warps, amd.num_warps), ("num_stages", nv_stages, amd.num_stages)):
+        if knob in knobs and new is not None:
+            if new != old:
+                s, e = unit.span(knobs[knob].value)
+                edits.append((s, e, str(new)))
+            notes.append(f"{knob} {old}->{new}")
+        elif knob == "num_stages" and new is not None:
+            at = unit.span(call.args[-1].value)[1]
+            edits.append((at, at, f", num_stages={new}"))
+            notes.append(f"num_stages (default 3)->{new}")
+    text = _splice(unit, call, edits)
+    lds = f"; LDS {amd.lds_bytes / 1024:.0f} of 160 KiB" if amd.lds_bytes else ""
+    kind = "fused attention" if shape.attention else "GEMM" if shape.gemm else "no tl.dot"
+    message = f"{kind}: {', '.join(notes + [f'{k}={v}' for k, v in extras.items()])}{lds}: {tc.NOTE}"
+    return text, message
+
+
+def _splice(unit: PythonFile, call: cst.CSTNode, edits: list[tuple[int, int, str]]) -> str:
+    cs, ce = unit.span(call)
+    data = unit.data
+    out, pos = [], cs
+    for s, e, t in sorted(edits):
+        out += [data[pos:s].decode(), t]
+        pos = e
+    out.append(data[pos:ce].decode())
+    return "".join(out)
+
+
+def _key(el: cst.DictElement) -> str | None:
+    return el.key.evaluated_value if isinstance(el.key, cst.SimpleString) else None  # type: ignore[return-value]
+
+
+def _quote(meta: cst.Dict) -> str:
+    for el in meta.elements:
+        if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString):
+            return el.key.quote[0] if el.key.quote else "'"
+    return "'"
+
+
+def _autotuned(module: cst.Module, names: dict[str, str]) -> list[cst.FunctionDef]:
+    return [fn for fn in tc.kernels(module, names).values()
+            if any(tc.decorator_name(d, names) == "triton.autotune" for d in fn.decorators)]
+
+
+def _owner(call: cst.Call, tuned: list[cst.FunctionDef], parents) -> cst.FunctionDef | None:
+    """The autotuned kernel a config belongs to: the one whose decorator holds it, or the file's only one."""
+    node: cst.CSTNode | None = call
+    while node is not None:
+        node = parents.get(node)
+        if isinstance(node, cst.FunctionDef) and node in tuned:
+            return node
+    return tuned[0] if len(tuned) == 1 else None
+
+
+def _drop(unit: PythonFile, holder: cst.List, element: cst.CSTNode) -> Edit:
+    """Delete one element of a list literal with its separator."""
+    items = list(holder.elements)
+    i = next(j for j, el in enumerate(items) if el is element)
+    if i + 1 < len(items):
+        return Edit(unit.span(element)[0], unit.span(items[i + 1])[0], "")
+    return Edit(unit.span(items[i - 1].value)[1], unit.span(element.value)[1], "")  # type: ignore[union-attr]

@@ -1,0 +1,73 @@
+"""TRI021: num_warps / num_stages hard-coded at a kernel launch, re-derived for gfx950.
+
+Why: `kernel[grid](..., num_warps=8, num_stages=4)` was sized for 32-lane warps and NVIDIA's
+pipeliner: on AMD num_warps counts 64-lane wavefronts (8 means 512 threads) and num_stages is
+the depth of the stream pipeliner's LDS buffers. The launch's knobs are re-derived as in TRI020
+(agents/microarch/triton_configs.py), with the tile sizes read from the launch's own BLOCK_*
+keywords; a GEMM-like kernel also gets waves_per_eu, matrix_instr_nonkdim=16 and kpack=1,
+others waves_per_eu=0 (no hint; it marks the launch as AMD's). An autotuned kernel's launch has
+no knobs of its own (TRI020 owns its configs). AMD defaults; the perfmodel (issue 6) will pick
+per shape.
+
+Before:
+    softmax_kernel[(n_rows,)](y, x, n_cols, BLOCK=1024, num_warps=8, num_stages=4)
+After:
+    softmax_kernel[(n_rows,)](y, x, n_cols, BLOCK=1024, num_warps=4, num_stages=2, waves_per_eu=0)
+
+Fix safety: safe: launch knobs change speed, never the values computed. A knob computed at run
+time (`num_warps=nw`) is reported, not rewritten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from porter.agents.microarch import triton_configs as tc
+from porter.pysyntax import PythonFile
+from porter.rules import Hit, RuleContext, rule
+from porter.state import Edit, Severity
+
+TILE_KEYS = {"m": ("BLOCK_M", "BLOCK_SIZE_M"), "n": ("BLOCK_N", "BLOCK_SIZE_N"), "k": ("BLOCK_K", "BLOCK_SIZE_K")}
+
+
+@rule(id="TRI021", lang="triton", severity="warning", fix="safe")
+def launch_knobs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
+    names = tc.aliases(unit.module)
+    kernels = tc.kernels(unit.module, names)
+    for call in tc.find(unit.module, cst.Call):
+        if not (isinstance(call.func, cst.Subscript) and isinstance(call.func.value, cst.Name)):
+            continue
+        kernel = kernels.get(call.func.value.value)
+        if kernel is None or any(tc.decorator_name(d, names) == "triton.autotune" for d in kernel.decorators):
+            continue
+        knobs = {a.keyword.value: a for a in call.args if a.keyword is not None}
+        if "num_warps" not in knobs and "num_stages" not in knobs:
+            continue
+        if any(k in knobs for k in tc.AMD_GEMM_EXTRAS):
+            continue
+        s, e = unit.span(call)
+        nv = {k: tc.int_value(knobs[k].value) for k in ("num_warps", "num_stages") if k in knobs}
+        if None in nv.values():
+            yield Hit(s, e, "launch knobs computed at run time: derive them for 64-lane wavefronts by hand",
+                      severity=Severity.info)
+            continue
+        tiles = {d: next((tc.int_value(knobs[k].value) for k in ks if k in knobs), None) for d, ks in TILE_KEYS.items()}
+        shape = tc.KernelShape(tc.count_dots(kernel, names), tiles["m"], tiles["n"], tiles["k"])
+        amd = tc.derive(nv.get("num_warps"), nv.get("num_stages"), shape)
+        edits, notes = [], []
+        for knob, new in (("num_warps", amd.num_warps), ("num_stages", amd.num_stages)):
+            if knob in knobs and new is not None:
+                notes.append(f"{knob} {nv[knob]}->{new}")
+                if new != nv[knob]:
+                    a, b = unit.span(knobs[knob].value)
+                    edits.append(Edit(a, b, str(new)))
+        extras = amd.extras() if shape.gemm else {"waves_per_eu": 0}
+        if shape.gemm and "num_stages" not in knobs and amd.num_stages is not None:
+            extras = {"num_stages": amd.num_stages, **extras}
+        at = unit.span(call.args[-1].value)[1]
+        edits.append(Edit(at, at, "".join(f", {k}={v}" for k, v in extras.items())))
+        kind = "fused attention" if shape.attention else "GEMM" if shape.gemm else "no tl.dot"
+        message = f"{kind}: {', '.join(notes + [f'{k}={v}' for k, v in extras.items()])}: {tc.NOTE}"
+        yield Hit(s, e, message, edits=tuple(edits))

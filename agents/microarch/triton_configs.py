@@ -1,0 +1,266 @@
+"""Triton launch configurations re-derived for gfx950, and what the TRI rules read from Triton sources.
+
+Two halves, both pure:
+- `derive(...)` turns the knobs an NVIDIA author chose (num_warps, num_stages, tile sizes) into
+  AMD's documented defaults for the MI350X (shared/HARDWARE.md, "Triton on AMD: the knobs").
+  TRI020 (autotune config lists) and TRI021 (launch keyword arguments) apply it. These are
+  defaults, not a tuning: the perfmodel (issue 6) will pick per shape.
+- the source half: dotted names through import aliases, the @triton.jit kernels of a module and
+  whether each is GEMM-like (has tl.dot) or fused attention (two or more tl.dot), shared by the
+  TRI### rules of the translator and the microarch agent.
+
+The derivation, knob by knob (AMD's Triton backend, third_party/amd/backend/compiler.py HIPOptions):
+- num_warps counts 64-lane wavefronts on AMD (workgroup = num_warps x 64 threads), 32-lane warps
+  on NVIDIA. An NVIDIA count sized the threads of a program (elements per thread, registers per
+  thread); halving it keeps that thread count, so the per-thread work and register pressure the
+  author chose stay the same. Floor 1; ceiling 16 (1024 threads, the workgroup limit). A GEMM
+  keeps at least 4 waves, one per SIMD of the CU, which AMD's GEMM configs use (4 or 8).
+- num_stages is the depth of AMD's stream pipeliner, which stages dot operands through LDS:
+  2 for a single GEMM, 1 for fused attention (two dots share the loop and their LDS), at most 2
+  for kernels without a dot. LDS use ~ (num_stages - 1) x (A tile + B tile) must fit the 160 KiB
+  (163,840 B) a gfx950 workgroup may address; a config that does not is cut back to 1.
+- waves_per_eu (GEMM only): 0 (no occupancy hint), or 2 when the fp32 accumulator alone takes
+  128 or more VGPRs per lane (BLOCK_M x BLOCK_N / (num_warps x 64)): the kernel then sits near the
+  256-VGPR step, and the hint keeps it at 2 waves per SIMD instead of 1.
+- matrix_instr_nonkdim=16 (16x16 MFMA, the full-rate v_mfma_f32_16x16x32 on gfx950) and kpack=1
+  (gfx950 accepts only 1; the backend overwrites anything else with a warning).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+# LLVM AMDGPU: addressable LDS per workgroup on gfx950 (shared/HARDWARE.md, Devices).
+LDS_BYTES_GFX950 = 163_840
+WAVE = 64
+MAX_WAVES_PER_WORKGROUP = 1024 // WAVE
+# Operand element size when the source does not say: fp16/bf16, the usual dot operands.
+DEFAULT_ELEM_BYTES = 2
+AMD_GEMM_EXTRAS = ("waves_per_eu", "matrix_instr_nonkdim", "kpack")
+NOTE = "AMD defaults; the perfmodel (issue 6) will pick per shape"
+
+
+@dataclass(frozen=True)
+class KernelShape:
+    """What the derivation needs to know of a kernel: how many tl.dot it has, and its tiles if visible."""
+
+    dots: int = 0
+    block_m: int | None = None
+    block_n: int | None = None
+    block_k: int | None = None
+
+    @property
+    def gemm(self) -> bool:
+        return self.dots >= 1
+
+    @property
+    def attention(self) -> bool:
+        return self.dots >= 2
+
+
+@dataclass(frozen=True)
+class AmdConfig:
+    num_warps: int | None
+    num_stages: int | None
+    waves_per_eu: int | None = None
+    matrix_instr_nonkdim: int | None = None
+    kpack: int | None = None
+    lds_bytes: int | None = None
+
+    def extras(self) -> dict[str, int]:
+        """The AMD-only knobs to add (GEMM-like kernels), in a fixed order."""
+        return {k: v for k in AMD_GEMM_EXTRAS if (v := getattr(self, k)) is not None}
+
+
+def amd_num_warps(nv_warps: int, shape: KernelShape) -> int:
+    """Wavefronts for a program an NVIDIA author gave `nv_warps` 32-lane warps: same thread count."""
+    waves = max(1, min(MAX_WAVES_PER_WORKGROUP, nv_warps // 2))
+    if shape.gemm:
+        waves = max(waves, 4)
+    return waves
+
+
+def lds_bytes(shape: KernelShape, num_stages: int, elem_bytes: int = DEFAULT_ELEM_BYTES) -> int | None:
+    """LDS the stream pipeliner needs for the dot operands: (num_stages - 1) x (A tile + B tile).
+
+    With num_stages 1 the operands still pass through LDS once (one buffer). None when a tile
+    size is not visible in the source.
+    """
+    if None in (shape.block_m, shape.block_n, shape.block_k):
+        return None
+    tiles = (shape.block_m * shape.block_k + shape.block_k * shape.block_n) * elem_bytes  # type: ignore[operator]
+    return max(1, num_stages - 1) * tiles
+
+
+def amd_num_stages(nv_stages: int | None, shape: KernelShape, elem_bytes: int = DEFAULT_ELEM_BYTES) -> int | None:
+    if shape.attention:
+        return 1
+    if shape.gemm:
+        stages = 2
+        need = lds_bytes(shape, stages, elem_bytes)
+        if need is not None and need > LDS_BYTES_GFX950:
+            stages = 1
+        return stages
+    if nv_stages is None:
+        return None
+    return max(1, min(nv_stages, 2))
+
+
+def amd_waves_per_eu(shape: KernelShape, num_warps: int) -> int:
+    if shape.block_m is None or shape.block_n is None:
+        return 0
+    acc_vgprs = shape.block_m * shape.block_n // (num_warps * WAVE)
+    return 2 if acc_vgprs >= 128 else 0
+
+
+def derive(nv_warps: int | None, nv_stages: int | None, shape: KernelShape,
+           elem_bytes: int = DEFAULT_ELEM_BYTES) -> AmdConfig:
+    """The gfx950 knobs for one NVIDIA config (None where the source left a knob to its default).
+
+    A GEMM-like kernel always gets num_stages (Config's default is 3, deeper than AMD's 2) and the
+    AMD-only knobs; other kernels only have the knobs their author wrote re-derived.
+    """
+    warps = amd_num_warps(nv_warps, shape) if nv_warps is not None else None
+    stages = amd_num_stages(nv_stages, shape, elem_bytes)
+    if not shape.gemm:
+        return AmdConfig(warps, stages)
+    waves_for_acc = warps if warps is not None else 4  # Config's default num_warps
+    return AmdConfig(warps, stages, waves_per_eu=amd_waves_per_eu(shape, waves_for_acc),
+                     matrix_instr_nonkdim=16, kpack=1, lds_bytes=lds_bytes(shape, stages or 1, elem_bytes))
+
+
+# ---- what Triton sources say ---------------------------------------------------------------------
+
+def dotted(node: cst.BaseExpression) -> str | None:
+    """`a.b.c` for a Name/Attribute chain, else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def _import_name(node: cst.BaseExpression) -> str:
+    return dotted(node) or ""  # type: ignore[arg-type]
+
+
+def aliases(module: cst.Module) -> dict[str, str]:
+    """Local name -> the full dotted module or object it is bound to by an import, anywhere in the file."""
+    found: dict[str, str] = {}
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Import(self, node: cst.Import) -> None:
+            for a in node.names:
+                full = _import_name(a.name)
+                if a.asname is not None:
+                    found[a.asname.name.value] = full  # type: ignore[union-attr]
+                else:
+                    head = full.split(".")[0]
+                    found[head] = head
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+            if node.module is None or node.relative or isinstance(node.names, cst.ImportStar):
+                return
+            base = _import_name(node.module)
+            for a in node.names:
+                name = _import_name(a.name)
+                local = a.asname.name.value if a.asname is not None else name  # type: ignore[union-attr]
+                found[local] = f"{base}.{name}"
+
+    module.visit(Visitor())
+    return found
+
+
+def resolve(node: cst.BaseExpression, names: dict[str, str]) -> str | None:
+    """The full dotted name an expression refers to, through the file's import aliases."""
+    d = dotted(node)
+    if d is None:
+        return None
+    head, _, rest = d.partition(".")
+    if head not in names:
+        return d
+    return names[head] + (f".{rest}" if rest else "")
+
+
+def local_name(names: dict[str, str], full: str, fallback: str) -> str:
+    """How this file spells `full` (e.g. `tl` for triton.language); `fallback` when it does not import it."""
+    for local, target in names.items():
+        if target == full:
+            return local
+    for local, target in names.items():
+        if full.startswith(target + "."):
+            return local + full[len(target):]
+    return fallback
+
+
+def call_name(call: cst.Call, names: dict[str, str]) -> str | None:
+    return resolve(call.func, names)
+
+
+def arg(call: cst.Call, keyword: str, position: int) -> cst.Arg | None:
+    """A call's argument by keyword, or by position when given positionally."""
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == keyword:
+            return a
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return positional[position] if position < len(positional) else None
+
+
+def int_value(node: cst.BaseExpression | None) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    return None
+
+
+def decorator_name(dec: cst.Decorator, names: dict[str, str]) -> str | None:
+    expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+    return resolve(expr, names)
+
+
+def is_kernel(fn: cst.FunctionDef, names: dict[str, str]) -> bool:
+    return any(decorator_name(d, names) == "triton.jit" for d in fn.decorators)
+
+
+def count_dots(fn: cst.FunctionDef, names: dict[str, str]) -> int:
+    """tl.dot / tl.dot_scaled calls in a kernel body (the GEMM-likeness the config derivation needs)."""
+    n = 0
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal n
+            if call_name(node, names) in ("triton.language.dot", "triton.language.dot_scaled"):
+                n += 1
+
+    fn.visit(Visitor())
+    return n
+
+
+def kernels(module: cst.Module, names: dict[str, str]) -> dict[str, cst.FunctionDef]:
+    """The module's @triton.jit functions by name (top level and nested)."""
+    found: dict[str, cst.FunctionDef] = {}
+
+    class Visitor(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            if is_kernel(node, names):
+                found[node.name.value] = node
+
+    module.visit(Visitor())
+    return found
+
+
+def find(node: cst.CSTNode, kind: type) -> list:
+    """Every descendant of one libcst node type, in source order."""
+    out: list = []
+
+    class Visitor(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            if isinstance(n, kind):
+                out.append(n)
+            return True
+
+    node.visit(Visitor())
+    return out
+
