@@ -28,6 +28,7 @@ from collections.abc import Iterator
 import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
+from porter import triton_source as src
 from porter.agents.microarch import triton_configs as tc
 from porter.pysyntax import PythonFile
 from porter.rules import Hit, RuleContext, rule
@@ -38,19 +39,19 @@ TILE_KEYS = {"m": ("BLOCK_M", "BLOCK_SIZE_M"), "n": ("BLOCK_N", "BLOCK_SIZE_N"),
 
 @rule(id="TRI020", lang="triton", severity="warning", fix="safe")
 def autotune_configs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
-    names = tc.aliases(unit.module)
+    names = src.aliases(unit.module)
     tuned = _autotuned(unit.module, names)
     if not tuned:
         return
     parents = unit.wrapper.resolve(ParentNodeProvider)
     seen: dict[int, set[str]] = {}  # per enclosing list: the new configs so far
-    for call in tc.find(unit.module, cst.Call):
-        if tc.call_name(call, names) != "triton.Config":
+    for call in src.find(unit.module, cst.Call):
+        if src.call_name(call, names) != "triton.Config":
             continue
         kernel = _owner(call, tuned, parents)
         if kernel is None:
             continue
-        rewrite = config_rewrite(unit, call, tc.KernelShape(dots=tc.count_dots(kernel, names)))
+        rewrite = config_rewrite(unit, call, tc.KernelShape(dots=src.count_dots(kernel, names)))
         if rewrite is None:
             continue
         text, message = rewrite
@@ -68,7 +69,7 @@ def autotune_configs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
 
 def config_rewrite(unit: PythonFile, call: cst.Call, shape: tc.KernelShape) -> tuple[str, str] | None:
     """The new text of one triton.Config and the finding's message; None if it is AMD's already."""
-    kwargs = tc.arg(call, "kwargs", 0)
+    kwargs = src.arg(call, "kwargs", 0)
     meta = kwargs.value if kwargs is not None and isinstance(kwargs.value, cst.Dict) else None
     keys = {_key(el): el for el in meta.elements if isinstance(el, cst.DictElement)} if meta else {}
     knobs = {a.keyword.value: a for a in call.args if a.keyword is not None}
@@ -76,10 +77,10 @@ def config_rewrite(unit: PythonFile, call: cst.Call, shape: tc.KernelShape) -> t
         return None
     if meta is None:
         return None  # kwargs built elsewhere: the tiles and where to put the knobs are unknown
-    tiles = {d: next((tc.int_value(keys[k].value) for k in ks if k in keys), None) for d, ks in TILE_KEYS.items()}
+    tiles = {d: next((src.int_value(keys[k].value) for k in ks if k in keys), None) for d, ks in TILE_KEYS.items()}
     shape = tc.KernelShape(shape.dots, tiles["m"], tiles["n"], tiles["k"])
-    nv_warps = tc.int_value(knobs["num_warps"].value) if "num_warps" in knobs else None
-    nv_stages = tc.int_value(knobs["num_stages"].value) if "num_stages" in knobs else None
+    nv_warps = src.int_value(knobs["num_warps"].value) if "num_warps" in knobs else None
+    nv_stages = src.int_value(knobs["num_stages"].value) if "num_stages" in knobs else None
     if ("num_warps" in knobs and nv_warps is None) or ("num_stages" in knobs and nv_stages is None):
         return None  # computed knobs: nothing to derive from
     amd = tc.derive(nv_warps, nv_stages, shape)
@@ -136,8 +137,8 @@ def _quote(meta: cst.Dict) -> str:
 
 
 def _autotuned(module: cst.Module, names: dict[str, str]) -> list[cst.FunctionDef]:
-    return [fn for fn in tc.kernels(module, names).values()
-            if any(tc.decorator_name(d, names) == "triton.autotune" for d in fn.decorators)]
+    return [fn for fn in src.kernels(module, names).values()
+            if any(src.decorator_name(d, names) == "triton.autotune" for d in fn.decorators)]
 
 
 def _owner(call: cst.Call, tuned: list[cst.FunctionDef], parents) -> cst.FunctionDef | None:

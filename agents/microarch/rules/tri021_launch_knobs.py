@@ -24,6 +24,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from porter import triton_source as src
 from porter.agents.microarch import triton_configs as tc
 from porter.pysyntax import PythonFile
 from porter.rules import Hit, RuleContext, rule
@@ -34,13 +35,13 @@ TILE_KEYS = {"m": ("BLOCK_M", "BLOCK_SIZE_M"), "n": ("BLOCK_N", "BLOCK_SIZE_N"),
 
 @rule(id="TRI021", lang="triton", severity="warning", fix="safe")
 def launch_knobs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
-    names = tc.aliases(unit.module)
-    kernels = tc.kernels(unit.module, names)
-    for call in tc.find(unit.module, cst.Call):
+    names = src.aliases(unit.module)
+    kernels = src.kernels(unit.module, names)
+    for call in src.find(unit.module, cst.Call):
         if not (isinstance(call.func, cst.Subscript) and isinstance(call.func.value, cst.Name)):
             continue
         kernel = kernels.get(call.func.value.value)
-        if kernel is None or any(tc.decorator_name(d, names) == "triton.autotune" for d in kernel.decorators):
+        if kernel is None or any(src.decorator_name(d, names) == "triton.autotune" for d in kernel.decorators):
             continue
         knobs = {a.keyword.value: a for a in call.args if a.keyword is not None}
         if "num_warps" not in knobs and "num_stages" not in knobs:
@@ -48,13 +49,13 @@ def launch_knobs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
         if any(k in knobs for k in tc.AMD_GEMM_EXTRAS):
             continue
         s, e = unit.span(call)
-        nv = {k: tc.int_value(knobs[k].value) for k in ("num_warps", "num_stages") if k in knobs}
+        nv = {k: src.int_value(knobs[k].value) for k in ("num_warps", "num_stages") if k in knobs}
         if None in nv.values():
             yield Hit(s, e, "launch knobs computed at run time: derive them for 64-lane wavefronts by hand",
                       severity=Severity.info)
             continue
-        tiles = {d: next((tc.int_value(knobs[k].value) for k in ks if k in knobs), None) for d, ks in TILE_KEYS.items()}
-        shape = tc.KernelShape(tc.count_dots(kernel, names), tiles["m"], tiles["n"], tiles["k"])
+        tiles = {d: next((src.int_value(knobs[k].value) for k in ks if k in knobs), None) for d, ks in TILE_KEYS.items()}
+        shape = tc.KernelShape(src.count_dots(kernel, names), tiles["m"], tiles["n"], tiles["k"])
         amd = tc.derive(nv.get("num_warps"), nv.get("num_stages"), shape)
         edits, notes = [], []
         for knob, new in (("num_warps", amd.num_warps), ("num_stages", amd.num_stages)):

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
-from porter.agents.microarch import triton_configs as src
+from porter import triton_source as src
 from porter.pysyntax import PythonFile
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
