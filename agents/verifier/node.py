@@ -145,6 +145,16 @@ def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:
 
 
 def verify_triton(state: PortState, ws: Workspace, unit: str) -> UnitResult:
-    """A Triton module: its [[verify.triton]] kernels compiled for the target and checked on the CPU."""
-    return UnitResult(unit=unit, verdict="not-checked",
-                      reason="Triton module with no [[verify.triton]] spec in porter.toml: nothing says how to launch it")
+    """A Triton module: each [[verify.triton]] kernel compiled for gfx950 (the PTX build of the
+    original as the control) and run under Triton's interpreter against the original."""
+    from porter.verify.spec import SpecError, load_spec
+    from porter.verify.triton_units import verify_triton_unit
+
+    try:
+        entries = load_spec(ws.root).triton_for(unit)
+    except SpecError as e:
+        return UnitResult(unit=unit, verdict="not-checked", reason=f"bad verify spec: {e}")
+    if not entries:
+        return UnitResult(unit=unit, verdict="not-checked",
+                          reason="Triton module with no [[verify.triton]] spec in porter.toml: nothing says how to launch it")
+    return verify_triton_unit(Path(state.source), ws.root, entries, ws.state_dir / "build" / unit, unit=unit).unit_result()

@@ -152,7 +152,8 @@ def _kernels(r: Report) -> str:
             for k in r.kernels]
     head = ["unit", "kernel", "arch", "VGPRs", "AGPRs", "SGPRs", "LDS bytes", "scratch/lane", "spills v/s",
             "waves/SIMD", "v_mfma"]
-    return ("## Kernel resources\n\nAs the compiler reports them (`-Rpass-analysis=kernel-resource-usage`).\n\n"
+    return ("## Kernel resources\n\nAs the compiler reports them: clang's `-Rpass-analysis=kernel-resource-usage` for "
+            "HIP units, the gfx950 assembly and metadata of Triton's ahead-of-time compile for Triton kernels.\n\n"
             + _table(head, rows, right=8))
 
 
@@ -167,8 +168,9 @@ def _checks(r: Report) -> str:
              num(c.port_ms, ".4f"), num(c.baseline_ms, ".4f"), c.timing or "not measured on the target"]
             for unit, c in r.checks]
     head = ["unit", "kernel", "executor", "numerics", "max abs err", "max rel err", "port ms", "hipify ms", "vs hipify"]
-    return ("## Numerics and timing\n\nEach kernel spec run on the executor, its outputs against the original's "
-            "(cuda). Timings count only on the target (rocm); hip-on-cuda emulates AMD wave semantics on NVIDIA.\n\n"
+    return ("## Numerics and timing\n\nEach kernel spec run on its executor, its outputs against the original's: "
+            "hip-on-cuda (AMD wave semantics emulated on NVIDIA), rocm, or Triton's interpreter on the CPU. "
+            "Timings count only on the target (rocm).\n\n"
             + _table(head, rows))
 
 

@@ -9,6 +9,12 @@ A project describes its checks in `porter.toml` (table `[verify]`) or in `pyproj
   (`porter.verify.driver`): launch geometry, each argument in the kernel's parameter order
   (an array with dtype, shape, initialiser and intent, or a scalar), the outputs to compare
   and the tolerance class. A kernel without such a spec is reported "not exercised".
+- `[[verify.triton]]`: one @triton.jit kernel of one Python module (`porter.verify.triton_units`):
+  its specialisation for the ahead-of-time compiles (signature, constexprs, divisible_by_16,
+  num_warps/num_stages), its grid, and the arguments, outputs and tolerance of the interpreter
+  check (the same ArrayArg/ScalarArg shapes as a CUDA kernel's). Optional `[verify.triton.port]`
+  and `[verify.triton.original]` tables override constexprs, grid, num_warps and num_stages for
+  one side, for a port that retiles.
 
 Sizes are named integers (`sizes = { n = 1048576 }`); shapes, grid, block, scalar values and
 the accumulation depth may be integer expressions over them (`"ceil_div(n, 256)"`), evaluated
@@ -309,9 +315,166 @@ class CommandSpec(_Strict):
         return self
 
 
+# ---------------------------------------------------------------------------------- Triton specs
+
+# spec dtypes -> Triton's type names (triton.language.core), as Specialisation.signature writes them.
+TRITON_TYPES: dict[str, str] = {"f32": "fp32", "f16": "fp16", "bf16": "bf16", "f64": "fp64", "i32": "i32",
+                                "u32": "u32", "i64": "i64", "u8": "u8"}
+ConstexprValue = bool | int | float  # bool first: a TOML true stays a bool
+TritonGrid = Expr | Annotated[list[Expr], Field(min_length=1, max_length=3)]
+
+
+class TritonSide(_Strict):
+    """Overrides for one side of a Triton check (`[verify.triton.port]`, `[verify.triton.original]`):
+    a port may retile (other BLOCK sizes, so another grid) or launch with other knobs."""
+
+    constexprs: dict[str, ConstexprValue] = {}  # merged over the entry's constexprs
+    grid: TritonGrid | None = None
+    num_warps: int | None = None
+    num_stages: int | None = None
+
+
+class TritonSpec(_Strict):
+    """One @triton.jit kernel: its AOT specialisation, its grid and its interpreter check."""
+
+    module: str  # the .py file, relative to the project root; same path in source and port
+    kernel: Annotated[str, Field(pattern=f"^{_IDENT}$")]  # the @triton.jit function's name
+    name: Annotated[str, Field(pattern=r"^[\w.\-]+$")] | None = None  # label, when one kernel is checked twice
+    # Non-constexpr arguments -> Triton type ("*fp32", "i32"); default: derived from the args' dtypes.
+    signature: dict[str, str] | None = None
+    constexprs: dict[str, ConstexprValue] = {}
+    divisible_by_16: list[str] = []
+    sizes: dict[str, int] = {}
+    grid: TritonGrid  # expressions over sizes and the integer constexprs
+    args: list[Arg] = Field(default=[], alias="arg")  # passed by name (keywords); any order
+    outputs: list[str] | None = None  # default: every out/inout array
+    tolerance: ToleranceClass = "elementwise"
+    depth: Expr | None = None  # as for [[verify.kernel]]: matmul needs it; reduction default the largest input
+    rtol: float | None = Field(default=None, ge=0)
+    atol: float | None = Field(default=None, ge=0)
+    seed: int = Field(default=0, ge=0, lt=2**63)
+    num_warps: int = 4  # the AOT compiles' launch knobs (both sides, unless a side overrides)
+    num_stages: int = 2
+    waves_per_eu: int = Field(default=0, ge=0, le=8)  # gfx950 compile only
+    interpret: bool = True  # false: compile only (the interpreter cannot run inline asm or libdevice)
+    port: TritonSide = TritonSide()
+    original: TritonSide = TritonSide()
+
+    @field_validator("module")
+    @classmethod
+    def _relative_module(cls, v: str) -> str:
+        p = Path(v)
+        if p.is_absolute() or ".." in p.parts or p.suffix != ".py":
+            raise ValueError(f"{v!r}: the module must be a .py file inside the project")
+        return p.as_posix()
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TritonSpec:
+        from porter.toolchains.triton_aot import Specialisation, TritonAotOptions
+
+        what = f"triton kernel {self.label}"
+        names = [a.name for a in self.args]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"{what}: duplicate argument(s) {', '.join(dupes)}")
+        derived = self.derived_signature()
+        if self.signature is not None:
+            if set(self.signature) != set(derived):
+                missing, extra = sorted(set(derived) - set(self.signature)), sorted(set(self.signature) - set(derived))
+                raise ValueError(f"{what}: signature and args name different arguments"
+                                 + (f"; no signature for {', '.join(missing)}" if missing else "")
+                                 + (f"; no arg for {', '.join(extra)}" if extra else ""))
+            for n, ty in self.signature.items():
+                if ty != derived[n]:
+                    raise ValueError(f"{what}: signature {n} = {ty!r} but its arg's dtype makes it {derived[n]!r}")
+        writable = {a.name for a in self.args if isinstance(a, ArrayArg) and a.intent != "in"}
+        for out in self.outputs or ():
+            if out not in writable:
+                raise ValueError(f"{what}: output {out!r} is not an out/inout array argument")
+        if not self.output_names:
+            raise ValueError(f"{what}: no output: give an array intent = \"out\" or \"inout\"")
+        if self.tolerance == "matmul" and self.depth is None:
+            raise ValueError(f"{what}: tolerance \"matmul\" needs depth (the K of the product)")
+        for side in ("original", "port"):
+            Specialisation(signature=self.signature_types(), constexprs=self.constexprs_of(side),
+                           divisible_by_16=frozenset(self.divisible_by_16))
+            TritonAotOptions(target="gfx950" if side == "port" else "sm_90", num_warps=self.num_warps_of(side),
+                             num_stages=self.num_stages_of(side),
+                             waves_per_eu=self.waves_per_eu if side == "port" else 0)
+            self.grid_of(side)
+        for a in self.args:
+            if isinstance(a, ArrayArg):
+                shape = tuple(evaluate_int(d, self.sizes, f"{a.name}.shape") for d in a.shape)
+                if any(d < 0 for d in shape):
+                    raise ValueError(f"argument {a.name}: negative extent in shape {list(a.shape)}")
+            elif a.dtype[0] in "iu":
+                evaluate_int(a.value, self.sizes, a.name)
+            else:
+                evaluate(a.value, self.sizes)
+        # The hint is a promise to the compiler: an integer argument it names must be a multiple
+        # of 16 in the very launch the interpreter checks.
+        for name in self.divisible_by_16:
+            a = next((a for a in self.args if a.name == name), None)
+            if isinstance(a, ScalarArg) and a.dtype[0] in "iu" and evaluate_int(a.value, self.sizes, name) % 16:
+                raise ValueError(f"{what}: divisible_by_16 names {name}, whose value "
+                                 f"{evaluate_int(a.value, self.sizes, name)} is not a multiple of 16")
+        if self.depth is not None and evaluate_int(self.depth, self.sizes, "depth") < 1:
+            raise ValueError(f"{what}: depth {self.depth!r} must be >= 1")
+        return self
+
+    @property
+    def label(self) -> str:
+        return self.name or self.kernel
+
+    @property
+    def output_names(self) -> list[str]:
+        if self.outputs is not None:
+            return list(self.outputs)
+        return [a.name for a in self.args if isinstance(a, ArrayArg) and a.intent != "in"]
+
+    def derived_signature(self) -> dict[str, str]:
+        return {a.name: ("*" if isinstance(a, ArrayArg) else "") + TRITON_TYPES[a.dtype] for a in self.args}
+
+    def signature_types(self) -> dict[str, str]:
+        return dict(self.signature) if self.signature is not None else self.derived_signature()
+
+    def constexprs_of(self, side: Literal["original", "port"]) -> dict[str, ConstexprValue]:
+        return {**self.constexprs, **getattr(self, side).constexprs}
+
+    def grid_exprs(self, side: Literal["original", "port"]) -> tuple[Expr, ...]:
+        grid = getattr(self, side).grid
+        grid = self.grid if grid is None else grid
+        return tuple(grid) if isinstance(grid, list) else (grid,)
+
+    def grid_of(self, side: Literal["original", "port"]) -> tuple[int, ...]:
+        names = {**self.sizes, **{k: v for k, v in self.constexprs_of(side).items() if type(v) is int}}
+        dims = tuple(evaluate_int(g, names, "grid") for g in self.grid_exprs(side))
+        if any(d < 1 for d in dims):
+            raise ValueError(f"grid {list(self.grid_exprs(side))} evaluates to {list(dims)}: every extent must be >= 1")
+        return dims
+
+    def num_warps_of(self, side: Literal["original", "port"]) -> int:
+        value = getattr(self, side).num_warps
+        return self.num_warps if value is None else value
+
+    def num_stages_of(self, side: Literal["original", "port"]) -> int:
+        value = getattr(self, side).num_stages
+        return self.num_stages if value is None else value
+
+    def depth_value(self) -> int:
+        if self.depth is not None:
+            return evaluate_int(self.depth, self.sizes, "depth")
+        if self.tolerance != "reduction":
+            return 1
+        inputs = [math.prod(evaluate_int(d, self.sizes, a.name) for d in a.shape)
+                  for a in self.args if isinstance(a, ArrayArg) and a.intent != "out"]
+        return max(inputs, default=1)
+
+
 class VerifySpec(_Strict):
     commands: list[CommandSpec] = Field(default=[], alias="command")
     kernels: list[KernelSpec] = Field(default=[], alias="kernel")
+    triton: list[TritonSpec] = []
     source: str = ""  # the file it was read from, for messages
 
     @model_validator(mode="after")
@@ -320,7 +483,16 @@ class VerifySpec(_Strict):
         dupes = sorted({f"{u}:{n}" for u, n in keys if keys.count((u, n)) > 1})
         if dupes:
             raise ValueError(f"kernel spec given twice: {', '.join(dupes)}")
+        keys = [(t.module, t.label) for t in self.triton]
+        dupes = sorted({f"{m}:{n}" for m, n in keys if keys.count((m, n)) > 1})
+        if dupes:
+            raise ValueError(f"triton spec given twice (give each a distinct name): {', '.join(dupes)}")
         return self
+
+    def triton_for(self, module: str) -> list[TritonSpec]:
+        """The `[[verify.triton]]` entries of one module (a path relative to the project root)."""
+        module = Path(module).as_posix()
+        return [t for t in self.triton if t.module == module]
 
     def kernel(self, name: str, unit: str | None = None) -> KernelSpec | None:
         return next((k for k in self.kernels if _base_name(k.name) == name and unit in (None, k.unit)), None)
@@ -344,7 +516,7 @@ def load_spec(project: Path) -> VerifySpec:
     for name in (SPEC_FILE, "pyproject.toml"):
         if (project / name).is_file():
             spec = _load_file(project / name)
-            if spec.kernels or spec.commands or name == SPEC_FILE:
+            if spec.kernels or spec.commands or spec.triton or name == SPEC_FILE:
                 return spec
     return VerifySpec()
 
