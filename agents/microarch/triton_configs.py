@@ -36,6 +36,15 @@ MAX_WAVES_PER_WORKGROUP = 1024 // WAVE
 DEFAULT_ELEM_BYTES = 2
 AMD_GEMM_EXTRAS = ("waves_per_eu", "matrix_instr_nonkdim", "kpack")
 NOTE = "AMD defaults; the perfmodel (issue 6) will pick per shape"
+# AMD-only knobs are passed through this helper, which the shim agent defines in the module
+# (SHIM030): NVIDIA's backend rejects unknown launch options ("Keyword argument waves_per_eu was
+# specified but unrecognised", Triton 3.6 on an H200), and a port must still run there.
+AMD_KNOBS_HELPER = "_porter_amd_knobs"
+
+
+def amd_knobs_splat(knobs: dict[str, int]) -> str:
+    """`**_porter_amd_knobs(waves_per_eu=2, ...)`: the knobs on AMD, nothing elsewhere."""
+    return f"**{AMD_KNOBS_HELPER}({', '.join(f'{k}={v}' for k, v in knobs.items())})"
 
 
 @dataclass(frozen=True)

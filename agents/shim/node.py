@@ -14,7 +14,7 @@ import posixpath
 from importlib import resources
 
 from porter.agents.verifier.failures import handback
-from porter.rules import RuleContext, rules_for, run_rules
+from porter.rules import RuleContext, rules_for, run_on_files, run_rules
 from porter.state import AgentOutput, Edit, FileKind, Finding, Patch, PortState, content_hash
 from porter.syntax import SourceFile, lang_for
 from porter.workspace import Workspace
@@ -44,6 +44,11 @@ def shim(state: PortState, ws: Workspace) -> AgentOutput:
         findings.extend(f.model_copy(update={"fixable": True, "fixed": True}) for f in hits)
     if pieces:
         patches.insert(0, _header_patch(ws, pieces, ",".join(sorted({f.rule for f in findings}))))
+    # Triton modules get their definitions in place (SHIM030), not from a header.
+    triton_findings, triton_patches = run_on_files(
+        AGENT, [r for r in state.files if r.kind == FileKind.triton], ws.read, ctx)
+    findings += triton_findings
+    patches += triton_patches
     attempts = handback(state, AGENT, "no compat piece declares this name") if state.iteration else []
     return AgentOutput(findings=tuple(findings), patches=tuple(p for p in patches if p), attempts=tuple(attempts))
 

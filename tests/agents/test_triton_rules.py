@@ -75,7 +75,11 @@ def test_ported_inline_ptx_compiles_for_gfx950() -> None:
     assert "v_exp_f32" in asm and "v_rcp_f32" in asm
 
 
-def test_ported_matmul_configs_compile_for_gfx950() -> None:
+def test_ported_matmul_configs_compile_for_gfx950(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    # Load the port as a ROCm build of torch would: _porter_amd_knobs then passes the AMD knobs.
+    monkeypatch.setattr(torch.version, "hip", "6.3.0", raising=False)
     m = _golden("triton_matmul", "matmul")
     sig = {n: "i32" for n in ("M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn", "stride_cm",
                               "stride_cn")}
@@ -98,3 +102,14 @@ def test_ported_attention_tma_path_compiles_for_gfx950() -> None:
         k = _compile_gfx950(m.attn_fwd, sig, {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "USE_TMA": use_tma},
                             num_warps=4, num_stages=1, waves_per_eu=0, matrix_instr_nonkdim=16, kpack=1)
         assert "v_mfma" in k.asm["amdgcn"]
+
+
+def test_ported_configs_carry_amd_knobs_only_on_rocm(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    monkeypatch.setattr(torch.version, "hip", None, raising=False)
+    nvidia = _golden("triton_matmul", "matmul")
+    assert not any(k in c.kwargs for c in nvidia.matmul_kernel.configs for k in tc.AMD_GEMM_EXTRAS)
+    monkeypatch.setattr(torch.version, "hip", "6.3.0", raising=False)
+    rocm = _golden("triton_matmul", "matmul")
+    assert all(c.kwargs["matrix_instr_nonkdim"] == 16 and c.kwargs["kpack"] == 1 for c in rocm.matmul_kernel.configs)

@@ -8,14 +8,17 @@ Each `triton.Config` of an autotuned kernel is rewritten by agents/microarch/tri
 num_warps halved (same threads per program; at least 4 waves for a GEMM), num_stages 2 for a
 GEMM (1 if the two tiles overflow 160 KiB of LDS), 1 for attention (two tl.dot), at most 2
 otherwise; a GEMM-like kernel gets waves_per_eu, matrix_instr_nonkdim=16 and kpack=1 in the
-config's dict, other kernels waves_per_eu=0 (no hint; its presence marks the config as AMD's).
+config's dict, other kernels waves_per_eu=0 (no hint; its presence marks the config as AMD's),
+through `**_porter_amd_knobs(...)` (SHIM030 defines it) so that NVIDIA's backend, which rejects
+unknown options, still runs the port.
 Configs that become identical are dropped. These are AMD defaults; the perfmodel (issue 6)
 will pick per shape.
 
 Before:
     triton.Config({'BLOCK_M': 128, 'BLOCK_N': 256, 'BLOCK_K': 64}, num_warps=8, num_stages=4)
 After:
-    triton.Config({'BLOCK_M': 128, 'BLOCK_N': 256, 'BLOCK_K': 64, 'waves_per_eu': 2, 'matrix_instr_nonkdim': 16, 'kpack': 1}, num_warps=4, num_stages=2)
+    triton.Config({'BLOCK_M': 128, 'BLOCK_N': 256, 'BLOCK_K': 64,
+                   **_porter_amd_knobs(waves_per_eu=2, matrix_instr_nonkdim=16, kpack=1)}, num_warps=4, num_stages=2)
 
 Fix safety: safe: launch knobs change speed and occupancy, never the values computed (the
 tile sizes, which can, are kept). A config that already has an AMD knob is left alone.
@@ -73,7 +76,7 @@ def config_rewrite(unit: PythonFile, call: cst.Call, shape: tc.KernelShape) -> t
     meta = kwargs.value if kwargs is not None and isinstance(kwargs.value, cst.Dict) else None
     keys = {_key(el): el for el in meta.elements if isinstance(el, cst.DictElement)} if meta else {}
     knobs = {a.keyword.value: a for a in call.args if a.keyword is not None}
-    if any(k in keys or k in knobs for k in tc.AMD_GEMM_EXTRAS):
+    if any(k in keys or k in knobs for k in tc.AMD_GEMM_EXTRAS) or (meta is not None and _has_helper(meta)):
         return None
     if meta is None:
         return None  # kwargs built elsewhere: the tiles and where to put the knobs are unknown
@@ -86,10 +89,9 @@ def config_rewrite(unit: PythonFile, call: cst.Call, shape: tc.KernelShape) -> t
     amd = tc.derive(nv_warps, nv_stages, shape)
 
     edits: list[tuple[int, int, str]] = []
-    quote = _quote(meta)
     extras = amd.extras() if shape.gemm else {"waves_per_eu": 0}
     last = meta.elements[-1] if meta.elements else None
-    add = ", ".join(f"{quote}{k}{quote}: {v}" for k, v in extras.items())
+    add = tc.amd_knobs_splat(extras)
     if last is not None:
         at = unit.span(last)[1]
         edits.append((at, at, f", {add}"))
@@ -125,15 +127,16 @@ def _splice(unit: PythonFile, call: cst.CSTNode, edits: list[tuple[int, int, str
     return "".join(out)
 
 
+def _has_helper(meta: cst.Dict) -> bool:
+    """The config already passes AMD knobs through the helper: it was derived before."""
+    return any(isinstance(el, cst.StarredDictElement) and isinstance(el.value, cst.Call)
+               and isinstance(el.value.func, cst.Name) and el.value.func.value == tc.AMD_KNOBS_HELPER
+               for el in meta.elements)
+
+
 def _key(el: cst.DictElement) -> str | None:
     return el.key.evaluated_value if isinstance(el.key, cst.SimpleString) else None  # type: ignore[return-value]
 
-
-def _quote(meta: cst.Dict) -> str:
-    for el in meta.elements:
-        if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString):
-            return el.key.quote[0] if el.key.quote else "'"
-    return "'"
 
 
 def _autotuned(module: cst.Module, names: dict[str, str]) -> list[cst.FunctionDef]:

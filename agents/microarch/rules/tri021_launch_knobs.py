@@ -5,14 +5,15 @@ pipeliner: on AMD num_warps counts 64-lane wavefronts (8 means 512 threads) and 
 the depth of the stream pipeliner's LDS buffers. The launch's knobs are re-derived as in TRI020
 (agents/microarch/triton_configs.py), with the tile sizes read from the launch's own BLOCK_*
 keywords; a GEMM-like kernel also gets waves_per_eu, matrix_instr_nonkdim=16 and kpack=1,
-others waves_per_eu=0 (no hint; it marks the launch as AMD's). An autotuned kernel's launch has
+others waves_per_eu=0 (no hint; it marks the launch as AMD's), passed as
+`**_porter_amd_knobs(...)` (SHIM030) so the port still launches on NVIDIA. An autotuned kernel's launch has
 no knobs of its own (TRI020 owns its configs). AMD defaults; the perfmodel (issue 6) will pick
 per shape.
 
 Before:
     softmax_kernel[(n_rows,)](y, x, n_cols, BLOCK=1024, num_warps=8, num_stages=4)
 After:
-    softmax_kernel[(n_rows,)](y, x, n_cols, BLOCK=1024, num_warps=4, num_stages=2, waves_per_eu=0)
+    softmax_kernel[(n_rows,)](y, x, n_cols, BLOCK=1024, num_warps=4, num_stages=2, **_porter_amd_knobs(waves_per_eu=0))
 
 Fix safety: safe: launch knobs change speed, never the values computed. A knob computed at run
 time (`num_warps=nw`) is reported, not rewritten.
@@ -46,7 +47,9 @@ def launch_knobs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
         knobs = {a.keyword.value: a for a in call.args if a.keyword is not None}
         if "num_warps" not in knobs and "num_stages" not in knobs:
             continue
-        if any(k in knobs for k in tc.AMD_GEMM_EXTRAS):
+        if any(k in knobs for k in tc.AMD_GEMM_EXTRAS) or any(
+                a.star == "**" and isinstance(a.value, cst.Call) and isinstance(a.value.func, cst.Name)
+                and a.value.func.value == tc.AMD_KNOBS_HELPER for a in call.args):
             continue
         s, e = unit.span(call)
         nv = {k: src.int_value(knobs[k].value) for k in ("num_warps", "num_stages") if k in knobs}
@@ -65,10 +68,12 @@ def launch_knobs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
                     a, b = unit.span(knobs[knob].value)
                     edits.append(Edit(a, b, str(new)))
         extras = amd.extras() if shape.gemm else {"waves_per_eu": 0}
+        added = ""
         if shape.gemm and "num_stages" not in knobs and amd.num_stages is not None:
-            extras = {"num_stages": amd.num_stages, **extras}
+            added = f", num_stages={amd.num_stages}"
+            notes.append(f"num_stages (default 3)->{amd.num_stages}")
         at = unit.span(call.args[-1].value)[1]
-        edits.append(Edit(at, at, "".join(f", {k}={v}" for k, v in extras.items())))
+        edits.append(Edit(at, at, f"{added}, {tc.amd_knobs_splat(extras)}"))
         kind = "fused attention" if shape.attention else "GEMM" if shape.gemm else "no tl.dot"
         message = f"{kind}: {', '.join(notes + [f'{k}={v}' for k, v in extras.items()])}: {tc.NOTE}"
         yield Hit(s, e, message, edits=tuple(edits))

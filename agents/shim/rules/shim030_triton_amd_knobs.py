@@ -1,0 +1,78 @@
+"""SHIM030: the helper that passes AMD-only Triton knobs on AMD and nothing elsewhere.
+
+Why: TRI020/TRI021 give a kernel's configs and launches the knobs AMD's Triton backend reads
+(waves_per_eu, matrix_instr_nonkdim, kpack), but NVIDIA's backend rejects options it does not
+know ("Keyword argument waves_per_eu was specified but unrecognised", seen with Triton 3.6 on an
+H200), and a port must keep running there. The microarch rules therefore write
+`**_porter_amd_knobs(...)`; this rule defines that helper once in the module, after its imports.
+It asks torch which platform it runs on (no GPU needed, so Triton's interpreter works too) and
+falls back to Triton's active driver when torch is absent.
+
+Before:
+    import triton
+    ...
+    kernel[grid](x, BLOCK=1024, num_warps=2, **_porter_amd_knobs(waves_per_eu=0))
+After:
+    import triton
+
+
+    def _porter_amd_knobs(**knobs):
+        ...
+    ...
+    kernel[grid](x, BLOCK=1024, num_warps=2, **_porter_amd_knobs(waves_per_eu=0))
+
+Fix safety: safe: a module-private function, used only by porter's own rewrites.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from porter.agents.microarch.triton_configs import AMD_KNOBS_HELPER
+from porter.pysyntax import PythonFile
+from porter.rules import Hit, RuleContext, rule
+from porter.state import Edit
+
+# Inserted at the end of the last import line: two blank lines around it, as PEP 8 asks.
+DEFINITION = f'''
+
+
+def {AMD_KNOBS_HELPER}(**knobs):
+    """AMD-only Triton options (added by porter): passed on ROCm, dropped on other backends."""
+    try:
+        import torch
+
+        on_amd = torch.version.hip is not None
+    except ImportError:
+        on_amd = triton.runtime.driver.active.get_current_target().backend == "hip"
+    return knobs if on_amd else {{}}'''
+
+
+@rule(id="SHIM030", lang="triton", severity="info", fix="safe")
+def triton_amd_knobs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
+    module = unit.module
+    body = module.body
+    if any(isinstance(s, cst.FunctionDef) and s.name.value == AMD_KNOBS_HELPER for s in body):
+        return
+    uses = [n for n in _calls(module) if isinstance(n.func, cst.Name) and n.func.value == AMD_KNOBS_HELPER]
+    if not uses:
+        return
+    imports = [s for s in body if isinstance(s, cst.SimpleStatementLine)
+               and any(isinstance(x, (cst.Import, cst.ImportFrom)) for x in s.body)]
+    at = unit.span(imports[-1])[1] if imports else 0
+    start, end = unit.span(uses[0])
+    yield Hit(start, end, f"defines {AMD_KNOBS_HELPER} after the imports: AMD-only knobs on ROCm, none elsewhere",
+              edits=(Edit(at, at, DEFINITION),))
+
+
+def _calls(module: cst.Module) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            found.append(node)
+
+    module.visit(Visitor())
+    return found
