@@ -210,6 +210,7 @@ class UnitResult(Frozen):
     original_build: BuildResult | None = None
     kernels: tuple[KernelResources, ...] = ()
     checks: tuple[KernelCheck, ...] = ()  # numerics and timing, when an executor ran the kernels
+    controls: tuple[str, ...] = ()  # "kernel: summary" of the original built for NVIDIA (Triton's PTX control)
     failure_class: str = ""  # e.g. "missing-declaration", "syntax", "sync-mask-width"
     reason: str = ""  # for not-checked: why (missing toolchain, not a unit, ...)
 

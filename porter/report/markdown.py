@@ -18,7 +18,7 @@ _TICKS = re.compile(r"`+")
 
 def render_markdown(report: Report) -> str:
     sections = [_header(report), _summary(report), _not_verified(report), _units(report), _changes(report),
-                _hazards(report), _rules(report), _kernels(report), _checks(report), _attempts(report)]
+                _hazards(report), _rules(report), _kernels(report), _controls(report), _checks(report), _attempts(report)]
     return "\n\n".join(s for s in sections if s) + "\n"
 
 
@@ -155,6 +155,14 @@ def _kernels(r: Report) -> str:
     return ("## Kernel resources\n\nAs the compiler reports them: clang's `-Rpass-analysis=kernel-resource-usage` for "
             "HIP units, the gfx950 assembly and metadata of Triton's ahead-of-time compile for Triton kernels.\n\n"
             + _table(head, rows, right=8))
+
+
+def _controls(r: Report) -> str:
+    if not r.controls:
+        return ""
+    rows = [[_code(unit), _cell(text)] for unit, text in r.controls]
+    return ("## NVIDIA control\n\nThe original Triton kernels compiled ahead of time for NVIDIA (PTX), next to the "
+            "gfx950 figures above.\n\n" + _table(["unit", "kernel: registers, spills, shared, matrix instructions"], rows))
 
 
 def _checks(r: Report) -> str:

@@ -131,6 +131,7 @@ class Report(_Part):
     units: list[UnitRecord]
     kernels: list[KernelResources]
     checks: list[tuple[str, KernelCheck]] = []  # (unit, check): numerics and timing from an executor
+    controls: list[tuple[str, str]] = []  # (unit, "kernel: summary"): the original compiled for NVIDIA
     attempts: list[Attempt]
     not_verified: list[NotVerified]
     notes: list[str]
@@ -185,6 +186,7 @@ def build_report(state: PortState, *, header_set: str, engine: str, toolchains: 
         rules=_rule_counts(findings, catalog), findings=findings, units=[_unit_record(u) for u in units],
         kernels=sorted((k for u in units for k in u.kernels), key=lambda k: (k.unit, k.kernel, k.arch)),
         checks=[(u.unit, c) for u in units for c in u.checks],
+        controls=[(u.unit, c) for u in units for c in u.controls],
         attempts=list(state.attempts),
         not_verified=[NotVerified(unit=u.unit, reason=u.reason or "no reason recorded")
                       for u in units if u.verdict == "not-checked"],

@@ -81,6 +81,7 @@ class TritonUnitResult(Frozen):
                           original_build=first([k.original_build for k in self.kernels]),
                           kernels=tuple(k.resources for k in self.kernels if k.resources is not None),
                           checks=tuple(k.check for k in self.kernels),
+                          controls=tuple(f"{k.kernel}: {k.control_summary}" for k in self.kernels if k.control_summary),
                           failure_class=self.failure_class, reason=self.reason)
 
 

@@ -35,6 +35,7 @@ def test_mixed_cuda_and_triton_tree(tmp_path: Path) -> None:
     assert triton.verdict == "compiled", triton.reason
     assert [k.arch for k in triton.kernels] == ["gfx950"] and triton.kernels[0].vgprs > 0
     assert [(c.executor, c.status) for c in triton.checks] == [("triton-interpreter", "pass")]
+    assert len(triton.controls) == 1 and "sm_90" in triton.controls[0]  # the NVIDIA control of the original
     assert any(p.path == "triton/vector_add.py" for p in state.patches)  # the TRI rules ported it
     report = (out / "porter-report.md").read_text()
-    assert "`triton/vector_add.py`" in report and "triton-interpreter" in report
+    assert "`triton/vector_add.py`" in report and "triton-interpreter" in report and "## NVIDIA control" in report
