@@ -29,32 +29,12 @@ from porter.toolchains.triton_aot import (
 )
 
 HEADER = "import triton\nimport triton.language as tl\n\n\n"
+# Kernels both Triton test modules use live in fixtures/verify/triton/; the rest are this file's own.
+SHARED = Path(__file__).resolve().parents[2] / "fixtures" / "verify" / "triton"
 KERNEL_SOURCES = {
-    "vector_add.py": HEADER + """@triton.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
-""",
+    "vector_add.py": (SHARED / "vector_add.py").read_text(),
     # C = A @ B, bf16 inputs, fp32 accumulator and output: tl.dot -> MFMA on gfx950, wgmma on sm_90.
-    "matmul_bf16.py": HEADER + """@triton.jit
-def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
-                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
-    rk = tl.arange(0, BLOCK_K)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, K, BLOCK_K):
-        kk = k + rk
-        a = tl.load(a_ptr + rm[:, None] * stride_am + kk[None, :] * stride_ak,
-                    mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0)
-        b = tl.load(b_ptr + kk[:, None] * stride_bk + rn[None, :] * stride_bn,
-                    mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc += tl.dot(a, b)
-    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn, acc,
-             mask=(rm[:, None] < M) & (rn[None, :] < N))
-""",
+    "matmul_bf16.py": (SHARED / "matmul_bf16.py").read_text(),
     # Triton rejects it while lowering: tl.dot needs 2-D or 3-D blocks.
     "type_error.py": HEADER + """@triton.jit
 def bad_dot_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
