@@ -25,10 +25,7 @@ NOT_PROJECTS = {"golden", "rules", "reports", "toolchains", "hip_on_cuda", "veri
 PROJECTS = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir() and p.name not in NOT_PROJECTS)
 NO_SPEC = {"torch_ext"}  # kernels reached through torch: not exercised by a driver
 # Projects whose porter.toml has no kernel spec, and why (the file's comment says more).
-NO_KERNEL_SPEC = {
-    "lds_dynamic_smem": "stageReduce needs 96 KiB of dynamic shared memory: CUDA launches it only after "
-                        "cudaFuncSetAttribute(MaxDynamicSharedMemorySize), which the driver does not call",
-}
+NO_KERNEL_SPEC: dict[str, str] = {}
 
 # Kernels whose HIP driver does not build against the golden port with the hip_on_cuda headers.
 HIP_ON_CUDA_GAPS = {

@@ -71,6 +71,11 @@ constexpr hipFuncCache_t hipFuncCachePreferNone = cudaFuncCachePreferNone;
 constexpr hipFuncCache_t hipFuncCachePreferShared = cudaFuncCachePreferShared;
 constexpr hipFuncCache_t hipFuncCachePreferL1 = cudaFuncCachePreferL1;
 constexpr hipFuncCache_t hipFuncCachePreferEqual = cudaFuncCachePreferEqual;
+/* Bank-size configuration: HIP keeps the names and ignores the call on AMD; CUDA 13 keeps the
+ * enum's values for old code, and hipDeviceSetSharedMemConfig below is a no-op on both. */
+constexpr hipSharedMemConfig hipSharedMemBankSizeDefault = cudaSharedMemBankSizeDefault;
+constexpr hipSharedMemConfig hipSharedMemBankSizeFourByte = cudaSharedMemBankSizeFourByte;
+constexpr hipSharedMemConfig hipSharedMemBankSizeEightByte = cudaSharedMemBankSizeEightByte;
 
 /* Flags: HIP's values equal CUDA's (hip_runtime_api.h / driver_types.h). */
 constexpr unsigned hipStreamDefault = cudaStreamDefault;
