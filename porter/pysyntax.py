@@ -8,13 +8,14 @@ formatting, so an edit changes only the code it names.
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from porter.syntax import FileText
 
 TRITON_IMPORT = re.compile(rb"^\s*(?:import\s+triton\b|from\s+triton\b)", re.M)
 
@@ -34,15 +35,9 @@ def parse_error(data: bytes) -> str:
 
 
 @dataclass
-class PythonFile:
-    path: str
-    data: bytes
+class PythonFile(FileText):
     lang: str = "triton"
     memo: dict[str, object] = field(default_factory=dict, repr=False)
-    _line_starts: list[int] = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self._line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.data)]
 
     @cached_property
     def wrapper(self) -> MetadataWrapper:
@@ -64,19 +59,7 @@ class PythonFile:
 
     def offset(self, line: int, column: int) -> int:
         """Byte offset of a libcst position (1-based line, 0-based column in characters)."""
-        start = self._line_starts[line - 1]
-        end = self.data.find(b"\n", start)
-        text = self.data[start : end if end >= 0 else len(self.data)].decode("utf-8")
-        return start + len(text[:column].encode("utf-8"))
+        return self._line_starts[line - 1] + len(self.line_text(line)[:column].encode("utf-8"))
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
-
-    def line_col(self, offset: int) -> tuple[int, int]:
-        i = bisect.bisect_right(self._line_starts, offset) - 1
-        return i + 1, len(self.data[self._line_starts[i] : offset].decode("utf-8", "replace")) + 1
-
-    def line_text(self, line: int) -> str:
-        start = self._line_starts[line - 1]
-        end = self.data.find(b"\n", start)
-        return self.data[start : end if end >= 0 else len(self.data)].decode("utf-8", "replace")

@@ -16,13 +16,13 @@ import importlib
 import pkgutil
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
 from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
 from porter.pysyntax import PythonFile
-from porter.syntax import SourceFile
+from porter.syntax import FileText, SourceFile
 
 FAMILIES = ("HIP", "WAVE", "LDS", "MFMA", "PTX", "TRI", "BLD", "SHIM")
 AGENTS = ("translator", "microarch", "shim", "verifier")
@@ -35,29 +35,14 @@ FixKind = Literal["safe", "none"]
 
 
 @dataclass
-class TextFile:
+class TextFile(FileText):
     """A build file, seen as text (CMake, Makefile, setup.py)."""
 
-    path: str
-    data: bytes
     lang: str
-    _line_starts: list[int] = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self._line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.data)]
 
     @property
     def text(self) -> str:
         return self.data.decode()
-
-    def line_col(self, offset: int) -> tuple[int, int]:
-        i = bisect.bisect_right(self._line_starts, offset) - 1
-        return i + 1, len(self.data[self._line_starts[i] : offset].decode("utf-8", "replace")) + 1
-
-    def line_text(self, line: int) -> str:
-        start = self._line_starts[line - 1]
-        end = self.data.find(b"\n", start)
-        return self.data[start : end if end >= 0 else len(self.data)].decode("utf-8", "replace")
 
 
 Unit = SourceFile | TextFile | PythonFile

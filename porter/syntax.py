@@ -78,19 +78,40 @@ def lang_for(path: str) -> str | None:
 
 
 @dataclass
-class SourceFile:
-    """One C/C++/CUDA file: bytes, tree, and where the code is."""
+class FileText:
+    """A file's relative path and bytes, with the line index every kind of unit reports by."""
 
     path: str  # relative, posix
     data: bytes
+    _line_starts: list[int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.data)]
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based line and character column of a byte offset."""
+        i = bisect.bisect_right(self._line_starts, offset) - 1
+        col = len(self.data[self._line_starts[i] : offset].decode("utf-8", "replace")) + 1
+        return i + 1, col
+
+    def line_text(self, line: int) -> str:
+        start = self._line_starts[line - 1]
+        end = self.data.find(b"\n", start)
+        return self.data[start : end if end >= 0 else len(self.data)].decode("utf-8", "replace")
+
+
+@dataclass
+class SourceFile(FileText):
+    """One C/C++/CUDA file: bytes, tree, and where the code is."""
+
     lang: str
     tree: Tree = field(init=False)
     memo: dict[str, object] = field(default_factory=dict, repr=False)  # derived data rules share
     _non_code_starts: list[int] = field(init=False, repr=False)
     _non_code_ends: list[int] = field(init=False, repr=False)
-    _line_starts: list[int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         self.tree = _parser(self.lang).parse(self.data)
         found = QueryCursor(query(self.lang, _NON_CODE)).captures(self.tree.root_node)
         spans = [(n.start_byte, n.end_byte) for n in found.get("literal", ())]
@@ -99,7 +120,6 @@ class SourceFile:
         merged = _merge(spans)
         self._non_code_starts = [s for s, _ in merged]
         self._non_code_ends = [e for _, e in merged]
-        self._line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.data)]
 
     @property
     def parsed(self) -> bool:
@@ -141,14 +161,3 @@ class SourceFile:
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
-
-    def line_col(self, offset: int) -> tuple[int, int]:
-        """1-based line and character column of a byte offset."""
-        i = bisect.bisect_right(self._line_starts, offset) - 1
-        col = len(self.data[self._line_starts[i] : offset].decode("utf-8", "replace")) + 1
-        return i + 1, col
-
-    def line_text(self, line: int) -> str:
-        start = self._line_starts[line - 1]
-        end = self.data.find(b"\n", start)
-        return self.data[start : end if end >= 0 else len(self.data)].decode("utf-8", "replace")
