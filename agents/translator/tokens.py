@@ -119,11 +119,20 @@ def _trie_regex(words: set[str]) -> str:
     return f"(?:{body})?" if ends and alts else body
 
 
+def is_extension(unit: SourceFile) -> bool:
+    """Whether the file is part of a PyTorch extension: it includes torch, ATen or c10 headers."""
+    return _includes_torch(_includes(unit))
+
+
+def _includes_torch(raw: list[tuple[int, int, str, bool]]) -> bool:
+    return any(path.startswith(_EXTENSION_HEADERS) for _, _, path, _ in raw)
+
+
 def _classify(unit: SourceFile) -> Classified:
     ix = index()
     names, prefixes, scanner = _worth_a_look()
     raw = _includes(unit)
-    extension = any(path.startswith(_EXTENSION_HEADERS) for _, _, path, _ in raw)
+    extension = _includes_torch(raw)
     includes = tuple(Include(s, e, p, a, ix.header(p, extension=extension)) for s, e, p, a in raw)
     spans = iter([(i.start, i.end) for i in includes])
     span = next(spans, None)

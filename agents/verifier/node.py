@@ -15,15 +15,16 @@ import os
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from porter.agents.translator.tokens import is_extension
 from porter.agents.verifier.failures import first_error, route_of
 from porter.state import Attempt, FileKind, PortState, UnitResult
+from porter.syntax import SourceFile, lang_for
 from porter.toolchains import ToolchainMissing, clang_hip, nvcc
 from porter.workspace import Workspace
 
 AGENT = "verifier"
 UNIT_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
 AGENT_ORDER = ("translator", "microarch", "shim")  # re-entry point: the earliest agent any unit needs
-_TORCH_HEADERS = (b"<torch/extension.h>", b"<torch/torch.h>", b"<ATen/", b"<c10/", b'"ATen/', b"<torch/")
 
 
 def units_of(state: PortState) -> list[str]:
@@ -122,7 +123,7 @@ def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:
     ported = ws.root / unit
     original = Path(state.source) / unit
     build = ws.state_dir / "build" / unit
-    if any(h in ported.read_bytes() for h in _TORCH_HEADERS):
+    if is_extension(SourceFile(unit, ported.read_bytes(), lang_for(unit) or "cpp")):
         return UnitResult(unit=unit, verdict="not-checked",
                           reason="PyTorch extension unit: compiling it needs PyTorch's ROCm headers (ATen/hip), "
                                  "which no installable torch build here ships; build it with a ROCm PyTorch")
