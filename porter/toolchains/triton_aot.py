@@ -156,6 +156,26 @@ class PtxResources(Frozen):
     mma_kinds: tuple[tuple[str, int], ...] = ()  # ("wgmma.mma_async", 4), ...
 
 
+def run_worker(module: str, request: Path, workdir: Path, timeout_s: float, *,
+               set_env: Mapping[str, str] = MappingProxyType({}), drop_env: tuple[str, ...] = ()
+               ) -> tuple[list[str], subprocess.CompletedProcess, float]:
+    """Run `python -m module request` in `workdir`; a timeout is a result (exit 124), not an error.
+
+    The worker imports porter from the same tree as this process, installed or not.
+    Returns the command, the finished process and the seconds it took.
+    """
+    cmd = [sys.executable, "-m", module, str(request)]
+    env = {k: v for k, v in os.environ.items() if k not in drop_env} | dict(set_env)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(__file__).resolve().parents[2]),
+                                                     env.get("PYTHONPATH", "")) if p)
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=workdir, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc = subprocess.CompletedProcess(cmd, 124, "", f"timed out after {timeout_s} s")
+    return cmd, proc, round(time.monotonic() - start, 3)
+
+
 def compile_kernel(src: Path, kernel: str, spec: Specialisation, opts: TritonAotOptions,
                    workdir: Path) -> tuple[BuildResult, KernelResources | PtxResources | None]:
     """Compile `kernel` of the Python file `src` for `opts.target`; stage texts go under `workdir`.
@@ -177,20 +197,11 @@ def compile_kernel(src: Path, kernel: str, spec: Specialisation, opts: TritonAot
     }
     request_file = workdir / f"{stem}.request.json"
     request_file.write_text(json.dumps(request, indent=1))
-    cmd = [sys.executable, "-m", "porter.toolchains.triton_aot", str(request_file)]
-    env = dict(os.environ)
-    # The worker imports porter from the same tree as this process, installed or not; and
-    # compiles into its own cache, so a stale ~/.triton entry never answers for a new Triton.
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(__file__).resolve().parents[2]),
-                                                     env.get("PYTHONPATH", "")) if p)
-    env["TRITON_CACHE_DIR"] = str(workdir / "triton-cache")
-    env.pop("TRITON_INTERPRET", None)  # an interpreted @triton.jit has nothing to compile
-    start = time.monotonic()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=workdir, timeout=opts.timeout_s)
-    except subprocess.TimeoutExpired:
-        proc = subprocess.CompletedProcess(cmd, 124, "", f"timed out after {opts.timeout_s} s")
-    seconds = round(time.monotonic() - start, 3)
+    # Compile into the workdir's own cache, so a stale ~/.triton entry never answers for a new
+    # Triton; an interpreted @triton.jit has nothing to compile, so TRITON_INTERPRET is dropped.
+    cmd, proc, seconds = run_worker("porter.toolchains.triton_aot", request_file, workdir, opts.timeout_s,
+                                    set_env={"TRITON_CACHE_DIR": str(workdir / "triton-cache")},
+                                    drop_env=("TRITON_INTERPRET",))
     asm_path = workdir / f"{stem}.{'amdgcn' if opts.is_amd else 'ptx'}"
     meta_path = workdir / f"{stem}.metadata.json"
     ok = proc.returncode == 0 and asm_path.is_file() and meta_path.is_file()

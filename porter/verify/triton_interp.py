@@ -28,10 +28,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
 import sys
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +37,7 @@ from types import MappingProxyType
 import numpy as np
 
 from porter.state import BuildResult, Frozen
-from porter.toolchains.triton_aot import require_python_packages
+from porter.toolchains.triton_aot import require_python_packages, run_worker
 from porter.verify.compare import NPY_DTYPES, Comparison, compare_arrays
 from porter.verify.spec import ArrayArg, Expr, ScalarArg, ToleranceClass, evaluate_int
 
@@ -187,16 +184,8 @@ def run_interpreted(launches: Mapping[str, TritonLaunch], check: InterpCheck, wo
     }
     request_file = workdir / "interpret.request.json"
     request_file.write_text(json.dumps(request, indent=1))
-    cmd = [sys.executable, "-m", "porter.verify.triton_interp", str(request_file)]
-    env = dict(os.environ, TRITON_INTERPRET="1")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(__file__).resolve().parents[2]),
-                                                     env.get("PYTHONPATH", "")) if p)
-    start = time.monotonic()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=workdir, timeout=check.timeout_s)
-    except subprocess.TimeoutExpired:
-        proc = subprocess.CompletedProcess(cmd, 124, "", f"timed out after {check.timeout_s} s")
-    seconds = round(time.monotonic() - start, 3)
+    cmd, proc, seconds = run_worker("porter.verify.triton_interp", request_file, workdir, check.timeout_s,
+                                    set_env={"TRITON_INTERPRET": "1"})
     inputs = {a.name: str(workdir / f"in_{a.name}.npy") for a in check.args if isinstance(a, ArrayArg)}
     outputs = {side: {n: str(workdir / side / f"out_{n}.npy") for n in check.output_names} for side in launches}
     files = [*inputs.values(), *(p for side in outputs.values() for p in side.values())]
