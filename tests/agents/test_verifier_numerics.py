@@ -7,6 +7,7 @@ more, and record both attempts; the unit ends compiled with its checks in the re
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -16,42 +17,13 @@ from porter.state import PortOptions
 from porter.verify import project
 from porter.verify.project import KernelVerdict
 
-KERNEL = """#include <cuda_runtime.h>
-
-__global__ void laneOf(int* out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  int lane = threadIdx.x % 32;
-  if (i < n) out[i] = lane;
-}
-"""
-
-SPEC = """[[verify.kernel]]
-name = "laneOf"
-unit = "lanes.cu"
-sizes = { n = 256 }
-grid = 1
-block = 256
-tolerance = "exact"
-
-[[verify.kernel.arg]]
-name = "out"
-dtype = "i32"
-shape = ["n"]
-intent = "out"
-
-[[verify.kernel.arg]]
-name = "n"
-dtype = "i32"
-value = "n"
-"""
+LANES = Path(__file__).resolve().parents[2] / "fixtures" / "verify" / "lanes"  # kernel + porter.toml
 
 
 @pytest.mark.toolchain("clang")
 def test_mismatch_reverts_the_microarch_patch_then_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     src = tmp_path / "src"
-    src.mkdir()
-    (src / "lanes.cu").write_text(KERNEL)
-    (src / "porter.toml").write_text(SPEC)
+    shutil.copytree(LANES, src)
     outcomes = iter(["mismatch", "pass"])
     seen_units: list[str] = []
 

@@ -7,6 +7,7 @@ the microarch agent fixes (baseline mismatch, port pass).
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,39 +19,12 @@ from porter.state import PortOptions
 from porter.verify import evidence
 from porter.verify.project import KernelVerdict
 
-KERNEL = """#include <cuda_runtime.h>
-__global__ void laneOf(int* out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  int lane = threadIdx.x % 32;
-  if (i < n) out[i] = lane;
-}
-"""
-SPEC = """[[verify.kernel]]
-name = "laneOf"
-unit = "lanes.cu"
-sizes = { n = 64 }
-grid = 1
-block = 64
-tolerance = "exact"
-
-[[verify.kernel.arg]]
-name = "out"
-dtype = "i32"
-shape = ["n"]
-intent = "out"
-
-[[verify.kernel.arg]]
-name = "n"
-dtype = "i32"
-value = "n"
-"""
+LANES = Path(__file__).resolve().parents[2] / "fixtures" / "verify" / "lanes"  # kernel + porter.toml
 
 
 def test_verify_compares_port_and_hipify_baseline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     src = tmp_path / "src"
-    src.mkdir()
-    (src / "lanes.cu").write_text(KERNEL)
-    (src / "porter.toml").write_text(SPEC)
+    shutil.copytree(LANES, src)
     out = tmp_path / "out"
     port(src, out, PortOptions(verify=False))
     trees: list[Path] = []
