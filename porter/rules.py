@@ -14,9 +14,10 @@ from __future__ import annotations
 import bisect
 import importlib
 import pkgutil
+import posixpath
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Literal
 
@@ -50,9 +51,29 @@ Unit = SourceFile | TextFile | PythonFile
 
 @dataclass(frozen=True)
 class RuleContext:
-    """What a rule may know besides the file: the run's options."""
+    """What a rule may know besides the file: the run's options, and the project files it includes."""
 
     options: PortOptions = PortOptions()
+    # The tree's C/C++/CUDA headers this agent's rules have already run over, by path, as they left
+    # them. `run_on_files` runs headers before the files that include them, so a rule that follows
+    # a call into `#include "ops.cuh"` sees the header's final text (`included`).
+    sources: Mapping[str, SourceFile] = field(default_factory=dict, compare=False, hash=False)
+
+    def included(self, unit: SourceFile) -> list[SourceFile]:
+        """The project headers `unit` names in `#include "..."` (resolved next to it) that this run has seen."""
+        if not self.sources:
+            return []
+        folder = posixpath.dirname(unit.path)
+        found = []
+        for node in unit.captures(_QUOTED_INCLUDES):
+            name = unit.text(node).strip('"')
+            path = posixpath.normpath(posixpath.join(folder, name))
+            if path in self.sources and path != unit.path:
+                found.append(self.sources[path])
+        return found
+
+
+_QUOTED_INCLUDES = "(preproc_include path: (string_literal) @path)"
 
 
 @dataclass(frozen=True)
@@ -237,14 +258,21 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
     `stages` splits the rules by family into passes: each pass sees the text the previous one
     produced (the microarch agent turns inline PTX into C++ before the wavefront rules read it),
     and yields its own patch, written against the previous pass's result.
+    Headers run first, so that a unit's rules see the headers it includes as rewritten
+    (`RuleContext.sources`); findings and patches come back in the order of `records`.
     """
     from porter.state import FileKind
     from porter.syntax import lang_for
 
     build_lang = {FileKind.cmake: "cmake", FileKind.makefile: "makefile", FileKind.setup_py: "setup_py"}
-    findings: list[Finding] = []
-    patches: list[Patch] = []
-    for record in records:
+    sources: dict[str, SourceFile] = {}
+    ctx = replace(ctx, sources=sources)  # filled as files are done
+    done: dict[str, tuple[list[Finding], list[Patch]]] = {}
+    records = list(records)
+    for record in sorted(records, key=lambda r: not _is_header(r.path)):
+        findings: list[Finding] = []
+        patches: list[Patch] = []
+        done[record.path] = (findings, patches)
         if record.kind in (FileKind.cuda, FileKind.cpp):
             lang = "cuda"
         elif record.kind in build_lang:
@@ -270,7 +298,17 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
             if result.patch:
                 patches.append(result.patch)
                 data = result.patch.apply_to(data)
-    return findings, patches
+        if lang == "cuda" and _is_header(record.path):
+            sources[record.path] = SourceFile(record.path, data, lang_for(record.path) or "cpp")
+    ordered = [done[r.path] for r in records if r.path in done]
+    return [f for found, _ in ordered for f in found], [p for _, made in ordered for p in made]
+
+
+def _is_header(path: str) -> bool:
+    return posixpath.splitext(path)[1].lower() in HEADER_SUFFIXES
+
+
+HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc"})
 
 
 def _passes(rules: list[Rule], stages: tuple[tuple[str, ...], ...]) -> list[list[Rule]]:

@@ -30,6 +30,14 @@ BALLOTS = frozenset({"__ballot", "__ballot_sync", "__activemask", "__match_any_s
 WARP_INTRINSICS = MASKED_SYNC | BALLOTS | {"__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__any", "__all"}
 # Integer types of 32 bits or fewer on the LP64 targets porter builds for.
 NARROW_INT = frozenset({"unsigned", "unsigned int", "int", "signed", "signed int", "uint32_t", "int32_t", "uint"})
+# The 64-bit type a widened lane mask gets: uint64_t where the code spells its widths, else unsigned long long.
+WIDER = {"uint32_t": "uint64_t", "int32_t": "uint64_t"}
+# 32-bit bit operations and their 64-bit forms (CUDA Math API integer intrinsics; GCC builtins).
+BIT32 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__brev": "__brevll",
+         "__builtin_popcount": "__builtin_popcountll", "__builtin_ffs": "__builtin_ffsll",
+         "__builtin_clz": "__builtin_clzll", "__builtin_ctz": "__builtin_ctzll"}
+# 64-bit forms that give the 32-bit answer for a value below 2^32: a safe rename.
+SAME_ANSWER = frozenset({"__popc", "__ffs", "__builtin_popcount", "__builtin_ffs", "__builtin_ctz"})
 FULL_MASK_64 = "0xffffffffffffffffull"
 # The *_sync calls that have a mask-less HIP form. The mask-less forms are in every ROCm release
 # (HIP C++ language extensions, "Warp cross-lane functions"); the *_sync forms came in ROCm 6.2,

@@ -185,3 +185,91 @@ def test_ballot_counted_with_clz_is_left_for_a_person() -> None:
     assert clz and not any(f.fixable for f in clz if f.location.column == out.splitlines()[2].index("__clz") + 1)
     assert "unsigned long long b" in out and "__popcll(b & ((1ull <<" in out and "__clz(b)" in out
 
+
+
+# ---- WAVE010 across a unit and the project headers it includes ------------------------------------
+
+OPS_HEADER = """\
+#pragma once
+__device__ __forceinline__ unsigned lanemask_lt() {
+  unsigned mask;
+  mask = ((1ull << __lane_id()) - 1);
+  return mask;
+}
+__device__ __forceinline__ unsigned ballot(int pred) { return __ballot(pred != 0); }
+__device__ __forceinline__ unsigned lane_id() { return __lane_id(); }
+"""
+COMPACT = """\
+#include "ops/ballot.cuh"
+__global__ void compact(const int* in, int* out, int* count) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int pred = in[i] > 0;
+  unsigned active = ballot(pred);
+  unsigned lane = lane_id();
+  int leader = __ffs(active) - 1;
+  int base = 0;
+  if (pred && lane == (unsigned)leader) base = atomicAdd(count, __popc(active));
+  base = __shfl(base, leader);
+  if (pred) out[base + __popc(active & lanemask_lt())] = i;
+}
+"""
+
+
+def _run_tree(files: dict[str, str]):
+    from porter.agents.microarch.node import STAGES
+    from porter.rules import run_on_files
+    from porter.state import FileKind, FileRecord
+
+    records = [FileRecord(path=p, kind=FileKind.cuda) for p in files]
+    findings, patches = run_on_files("microarch", records, lambda p: files[p].encode(), RuleContext(), STAGES)
+    out = dict(files)
+    for patch in patches:
+        out[patch.path] = patch.apply_to(out[patch.path].encode()).decode()
+    return out, findings
+
+
+def test_mask_helpers_in_a_header_are_widened_with_their_callers_in_the_unit() -> None:
+    # The unit comes first in the scan's order; its rules must still see the header as rewritten.
+    out, findings = _run_tree({"src/compact.cu": COMPACT, "src/ops/ballot.cuh": OPS_HEADER})
+    header, unit = out["src/ops/ballot.cuh"], out["src/compact.cu"]
+    assert "unsigned long long lanemask_lt()" in header and "unsigned long long mask;" in header
+    assert "unsigned long long ballot(int pred)" in header
+    assert "__forceinline__ unsigned lane_id()" in header  # a lane index is not a mask
+    assert "unsigned long long active = ballot(pred);" in unit and "unsigned lane = lane_id();" in unit
+    assert "__ffsll(active)" in unit and "__popcll(active)" in unit and "__popcll(active & lanemask_lt())" in unit
+    wave010 = [f for f in findings if f.rule == "WAVE010"]
+    assert wave010 and all(f.fixed for f in wave010)
+    assert [f.location.path for f in findings] == sorted((f.location.path for f in findings),
+                                                         key=lambda p: p != "src/compact.cu")
+
+
+def test_callers_of_a_header_helper_are_not_guessed_without_the_header() -> None:
+    out, findings = check(COMPACT, ("WAVE004", "WAVE010"))
+    assert out == COMPACT and not findings
+
+
+def test_mask_function_that_a_header_also_declares_is_left_for_a_person() -> None:
+    header = "#pragma once\n__device__ unsigned ballot(int pred);\n"
+    unit = ('#include "ballot.h"\n__device__ unsigned ballot(int pred) {\n  unsigned long long b;\n'
+            '  b = __ballot(pred);\n  return b;\n}\n')
+    out, findings = _run_tree({"k.cu": unit, "ballot.h": header})
+    (hit,) = [f for f in findings if f.rule == "WAVE010"]
+    assert not hit.fixable and "ballot.h declares it too" in hit.message
+    assert out == {"k.cu": unit, "ballot.h": header}
+
+
+def test_mask_origins_follow_lane_shifts_and_skip_counts() -> None:
+    src = ("__device__ unsigned above() { return ~0ull << __lane_id() << 1; }\n"
+           "__device__ unsigned below() { return (1u << __lane_id()) - 1; }\n"
+           "__device__ int n(unsigned long long m) { int c = __popcll(m); unsigned k = __ffsll(m); return c + k; }\n"
+           "__device__ unsigned bit(int i) { return 1ull << flag_index(i); }\n")
+    out, findings = check(src, ("WAVE010",))
+    assert [f.location.line for f in findings] == [1]  # a 32-bit lane bit is WAVE008's; a count, a flag: no mask
+    assert out.startswith("__device__ unsigned long long above()") and "__device__ unsigned below()" in out
+
+
+def test_ballot_returned_as_32_bits_is_widened_once() -> None:
+    src = "__device__ unsigned votes(bool p) {\n  return __ballot_sync(__activemask(), p);\n}\n"
+    out, findings = check(src)
+    assert [(f.rule, f.fixed) for f in findings if f.rule in ("WAVE004", "WAVE010")] == [("WAVE010", True)]
+    assert out.startswith("__device__ unsigned long long votes(bool p)")

@@ -17,8 +17,8 @@ Fix safety: safe for a local variable declared with one declarator and initialis
     __popc, __ffs, __builtin_popcount, __builtin_ffs and __builtin_ctz of a ballot or of an
     expression over a ballot variable (their 64-bit forms give the same answer for the low 32 bits
     and count the upper lanes too). Left as errors for a person: __clz, __brev and __builtin_clz
-    (`31 - __clz(b)` must become `63 - __clzll(b)`), a function that returns a ballot as 32 bits
-    (its callers change too), casts, and parameters or globals.
+    (`31 - __clz(b)` must become `63 - __clzll(b)`), casts, and parameters or globals. A function
+    that returns a ballot as 32 bits is WAVE010's, which widens it together with its callers.
 """
 
 from __future__ import annotations
@@ -30,18 +30,10 @@ from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
 
-# 32-bit bit operations and their 64-bit forms (CUDA Math API integer intrinsics; GCC builtins).
-BIT32 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__brev": "__brevll",
-         "__builtin_popcount": "__builtin_popcountll", "__builtin_ffs": "__builtin_ffsll",
-         "__builtin_clz": "__builtin_clzll", "__builtin_ctz": "__builtin_ctzll"}
+BIT32, SAME_ANSWER, WIDER = patterns.BIT32, patterns.SAME_ANSWER, patterns.WIDER
 _DECLARED = """[(declaration type: (_) @type declarator: [(identifier) @name (init_declarator declarator: (identifier) @name)])
                (parameter_declaration type: (_) @type declarator: (identifier) @name)]"""
 DROPS = "drops lanes 32-63"
-
-
-# 64-bit forms that give the 32-bit answer for a value below 2^32: a safe rename.
-SAME_ANSWER = frozenset({"__popc", "__ffs", "__builtin_popcount", "__builtin_ffs", "__builtin_ctz"})
-WIDER = {"uint32_t": "uint64_t", "int32_t": "uint64_t"}
 
 
 @rule(id="WAVE004", lang="cuda", severity="error", fix="safe")
@@ -125,12 +117,7 @@ def _narrowing(src: SourceFile, site) -> tuple[str, str, object]:
     cast = patterns.cast_target(src, parent)
     if cast:
         return (f"casting it to `{cast[0]}` {DROPS}" if cast[0] in patterns.NARROW_INT else ""), "", None
-    if parent.type == "return_statement":
-        function = patterns.enclosing(parent, "function_definition")
-        returns = patterns.type_text(src, function.child_by_field_name("type")) if function else ""
-        narrow = returns in patterns.NARROW_INT
-        return ((f"returning it as `{returns}` {DROPS}: return unsigned long long (its callers change too)"
-                 if narrow else ""), "", None)
+    # A ballot returned through a 32-bit return type is WAVE010's: it widens the function with its callers.
     return "", "", None
 
 

@@ -98,9 +98,9 @@ __device__ inline int sbfe(int x, unsigned offset, unsigned width) {
 /* s_mov_b64 exec (clang's __builtin_amdgcn_read_exec, _lo/_hi for its two words): the wave's
  * active lanes, bit i = lane i, i.e. activemask() - exited lanes are inactive, as on AMD. A wave
  * collective like every cross-lane call here (the contract in porter_hoc/wave.h): all live lanes
- * of the wave call it together, and it cannot see a half of the wave that is still running but
- * elsewhere (on AMD those lanes would read as inactive), nor return while a whole warp of the
- * wave has exited. */
+ * of the wave call it together. A half of the wave that has returned, or is elsewhere, reads as
+ * inactive after the bounded wait of the wave barrier (porter's MFMA helpers take their one-half
+ * path on exactly that: shims/compat/mfma_gfx950.h, half_wave_step). */
 __device__ inline unsigned long long read_exec() { return activemask(); }
 
 }  // namespace porter_hoc

@@ -12,50 +12,68 @@
  *   - A collective is an exchange through shared memory: every lane of the wave writes one
  *     64-bit slot, the two warps synchronise, every lane reads what it needs, the two warps
  *     synchronise again (so the next collective cannot overwrite a slot still being read).
- *   - The two warps synchronise with a hardware named barrier per wave:
- *     `barrier.sync id, count` with id = 1 + wave and count = 32 x (warps in the wave)
- *     (PTX ISA, "barrier{.cta}": ids 0..15, count a multiple of the warp size, arrival counted
- *     per warp; barrier 0 is __syncthreads). The non-.aligned form is used, which waits for
- *     every non-exited thread of the calling warp. A wave of one warp (the tail of a block
- *     whose size is not a multiple of 64) uses __syncwarp instead.
+ *   - The two warps synchronise through one arrival word per warp in the same scratch (below,
+ *     "Wave barrier"); within a warp, __syncwarp over its live lanes. A wave of one warp (the
+ *     tail of a block whose size is not a multiple of 64) needs only the __syncwarp.
  *   - Lanes that have exited (returned) are inactive, as on AMD: a read from an inactive lane
  *     returns 0 (ds_bpermute_b32 semantics: "reading from inactive lanes returns 0", Rust
  *     core::arch::amdgpu::ds_bpermute docs), they contribute 0 to ballots and are excluded
  *     from __activemask. Liveness of a warp's lanes is taken with __ballot_sync over the lanes
  *     that exist, which exited threads do not block (CUDA Programming Guide, warp vote).
  *
+ * Wave barrier. A hardware named barrier (`barrier.sync id, 64`) cannot serve: PTX releases a
+ * barrier held up by exiting threads only for barriers of all threads of the CTA (PTX ISA,
+ * "exit"), so a wave one of whose warps returned - on AMD simply a wave with half its lanes
+ * inactive, e.g. an edge tile that one warp leaves - would wait forever. Instead each warp
+ * counts the barriers it has passed in its arrival word, and waits for the other warp's count
+ * to reach its own. Nothing on an NVIDIA GPU tells a warp that another warp has exited, so the
+ * wait is bounded: after PORTER_HOC_ABSENT_MS (default 100) of %globaltimer without the other
+ * warp arriving, the waiting warp presumes it exited, marks it so in its arrival word (one
+ * compare-and-swap, so that an arrival and the presumption cannot both win) and goes on with
+ * those 32 lanes inactive - AMD's semantics for exited lanes, and for lanes that branched
+ * elsewhere while this collective ran. That costs one wait per such wave and block; later
+ * collectives see the mark and do not wait. If the presumed warp was in fact alive, its next
+ * collective finds the mark and traps with a message naming the block and the wave: the run
+ * fails loudly, never with a silent wrong value and never with a hang.
+ *   Shared memory is not initialised at launch, so an arrival word carries a tag of its block
+ *   and launch (%gridid, the launch's number in the context, and the linear block index) and a
+ *   word with another tag reads as "no barrier passed yet". Word layout: bits 63..41 %gridid
+ *   mod 2^23, 40..9 the block index mod 2^32, 8 the presumed-exited mark, 7..0 the count mod
+ *   256 (the two warps of a wave are never more than one barrier apart).
+ *
  * Contract (what ported code must satisfy here; violations are undefined: wrong values or a
- * hang, never a diagnosis)
+ * trap with a message)
  *   1. Every live lane of the wave calls the collective together, as on AMD hardware where the
  *      wave executes in lockstep. A collective under a branch that splits a wave - e.g.
- *      `if (threadIdx.x / 32 == 0) v = __shfl_down(v, 1);`, a wave32 idiom - deadlocks here.
- *      (On AMD it runs with half the wave inactive; such code is itself a wave32 assumption.)
- *   2. Both warps of a wave stay alive while either calls collectives: if all 32 threads of one
- *      half have returned, the other half waits at the wave barrier for a warp that never
- *      arrives (whether the hardware counts an exited warp as arrived at a counted named
- *      barrier is not documented; assume it hangs). Guard with `if`, not `return`, or exit
- *      whole waves.
- *   3. At most 15 two-warp waves per block use collectives (named barriers 1..15; a block of
- *      more than 960 threads has a 16th wave). Wave 15 traps with a message instead of
- *      corrupting data. A tail wave of <= 32 threads needs no barrier and is not limited.
- *   4. The kernel uses no named barriers of its own (bar.sync/barrier.sync ids 1..15).
- *   5. Wave-synchronous code that communicates through LDS without a barrier, relying on the
+ *      `if (threadIdx.x / 32 == 0) v = __shfl_down(v, 1);`, a wave32 idiom - runs after the
+ *      bounded wait with the other half inactive (as on AMD); if that half calls a collective
+ *      later, it traps. Two halves calling two different collectives at the same time pair up
+ *      wrongly (undiagnosed).
+ *   2. A warp of the wave that returns entirely is presumed exited at the other warp's next
+ *      collective, after the bounded wait. A warp that is alive but spends longer than
+ *      PORTER_HOC_ABSENT_MS between two collectives while its partner waits is presumed exited
+ *      too, and traps at its next collective: raise the define for such kernels.
+ *   3. Wave-synchronous code that communicates through LDS without a barrier, relying on the
  *      wave's lockstep, is not emulated: the two warps are not in lockstep. Use __syncthreads,
  *      or __builtin_amdgcn_wave_barrier / __syncwarp, which map to the wave barrier here.
  *
- * Cost: 8 KiB of static shared memory per block in kernels that use a collective (16 waves x
- * 64 lanes x 8 bytes), counted against the 48 KiB static limit and the opt-in maximum of
- * dynamic shared memory. Speed is not a goal.
+ * Cost: 8.5 KiB of static shared memory per block in kernels that use a collective (16 waves x
+ * 64 lanes x 8 bytes, plus the per-warp words), counted against the 48 KiB static limit and the
+ * opt-in maximum of dynamic shared memory. Speed is not a goal.
  */
 #pragma once
 
 #include <porter_hoc/config.h>
 
+/* How long a collective waits for the other warp of its wave before presuming it exited. */
+#ifndef PORTER_HOC_ABSENT_MS
+#define PORTER_HOC_ABSENT_MS 100
+#endif
+
 namespace porter_hoc {
 
 constexpr unsigned kWaveLanes = 64;
 constexpr unsigned kMaxWaves = 16;           // 1024 threads per block / 64
-constexpr unsigned kMaxBarrierWaves = 15;    // named barrier ids 1..15; 0 is __syncthreads
 
 /* Shared scratch of all collectives. A function-scope __shared__ variable of an inline
  * function is one per block in each kernel that (transitively) uses it; kernels that use no
@@ -64,6 +82,7 @@ struct WaveScratch {
   unsigned long long slot[kMaxWaves][kWaveLanes];
   unsigned word[kMaxWaves][2];  // one 32-bit word per warp (a warp's ballot, say)
   unsigned live[kMaxWaves][2];  // the live lanes of each warp
+  unsigned long long arrival[kMaxWaves][2];  // each warp's arrival word (see "Wave barrier")
 };
 
 __device__ inline WaveScratch& scratch() {
@@ -94,22 +113,97 @@ __device__ inline WavePos wave_pos() {
   return p;
 }
 
-/* Synchronise the (one or two) warps of the caller's wave; orders shared-memory accesses. */
-__device__ inline void wave_barrier(const WavePos& p) {
-  if (p.nwarps == 1) {
-    __syncwarp(p.warp_mask);
-    return;
+/* ---- the wave barrier (see "Wave barrier" above) ---- */
+
+constexpr unsigned long long kArrivalCount = 0xffull;  // bits 7..0
+constexpr unsigned long long kArrivalAbsent = 0x100ull;  // bit 8
+constexpr unsigned long long kArrivalTag = ~0x1ffull;  // bits 63..9
+constexpr unsigned long long kAbsentNs = 1000000ull * PORTER_HOC_ABSENT_MS;
+
+/* This block of this launch, in the tag bits of an arrival word. */
+__device__ inline unsigned long long arrival_tag() {
+  unsigned long long grid;
+  asm("mov.u64 %0, %%gridid;" : "=l"(grid));
+  const unsigned long long block =
+      blockIdx.x + static_cast<unsigned long long>(gridDim.x) *
+                       (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
+  return ((grid << 32) | (block & 0xffffffffull)) << 9;
+}
+
+__device__ inline unsigned long long globaltimer_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ inline unsigned long long load_arrival(const unsigned long long* w) {
+  return *static_cast<const volatile unsigned long long*>(w);
+}
+
+/* The calling warp was presumed exited by its partner, but is running: say so and stop. */
+__device__ __noinline__ inline void presumed_exited_but_alive(const WavePos& p) {
+  printf("porter hip_on_cuda: block (%u,%u,%u) wave %u: lanes %u-%u reached a wave collective "
+         "after lanes %u-%u had waited %u ms for them and gone on as if they had exited. Both "
+         "halves of a wave must call the same collectives: a collective under a branch that "
+         "splits the wave, or a half that runs longer than PORTER_HOC_ABSENT_MS between two "
+         "collectives - see porter_hoc/wave.h, Contract\n",
+         blockIdx.x, blockIdx.y, blockIdx.z, p.wave, 32 * p.half, 32 * p.half + 31,
+         32 * (p.half ^ 1u), 32 * (p.half ^ 1u) + 31, static_cast<unsigned>(PORTER_HOC_ABSENT_MS));
+  __trap();
+}
+
+/* One lane per warp: count this warp's arrival, then wait for the other warp's. Returns
+ * whether the other warp took part (false once it is presumed exited). */
+__device__ inline bool arrive_and_wait(const WavePos& p) {
+  WaveScratch& s = scratch();
+  const unsigned long long tag = arrival_tag();
+  unsigned long long* mine = &s.arrival[p.wave][p.half];
+  unsigned long long* other = &s.arrival[p.wave][p.half ^ 1u];
+  unsigned long long seen = load_arrival(mine), target;
+  for (;;) {  // a CAS loop: the partner may be marking this word at the same time
+    const bool ours = (seen & kArrivalTag) == tag;
+    if (ours && (seen & kArrivalAbsent)) presumed_exited_but_alive(p);
+    target = ((ours ? seen & kArrivalCount : 0ull) + 1ull) & kArrivalCount;
+    const unsigned long long prev = atomicCAS(mine, seen, tag | target);
+    if (prev == seen) break;
+    seen = prev;
   }
-  if (p.wave >= kMaxBarrierWaves) {
-    if (p.lane == 0)
-      printf("porter hip_on_cuda: wave %u of block (%u,%u,%u) calls a wave collective; only "
-             "waves 0-%u (960 threads) have a named barrier - see porter_hoc/wave.h\n",
-             p.wave, blockIdx.x, blockIdx.y, blockIdx.z, kMaxBarrierWaves - 1);
-    __trap();
+  unsigned long long start = globaltimer_ns();
+  unsigned sleep_ns = 32;
+  for (;;) {
+    const unsigned long long w = load_arrival(other);
+    const bool ours = (w & kArrivalTag) == tag;
+    if (ours && (w & kArrivalAbsent)) return false;
+    const unsigned long long count = ours ? w & kArrivalCount : 0ull;
+    // The partner is at most one barrier behind or ahead: compare modulo 256.
+    if (static_cast<signed char>(static_cast<unsigned char>(count - target)) >= 0) return true;
+    const unsigned long long now = globaltimer_ns();
+    if (now < start) start = now;  // the driver set the timer back: count from here
+    if (now - start > kAbsentNs) {
+      if (atomicCAS(other, w, tag | kArrivalAbsent | count) == w) return false;
+      continue;  // it arrived (or moved) meanwhile: look again
+    }
+    __nanosleep(sleep_ns);
+    if (sleep_ns < 1024) sleep_ns *= 2;
   }
-  // barrier.sync (not bar.sync = barrier.sync.aligned): waits for all non-exited threads of
-  // the warp, then for `count` threads (counted per warp) at barrier `id`.
-  asm volatile("barrier.sync %0, %1;" ::"r"(1u + p.wave), "r"(32u * p.nwarps) : "memory");
+}
+
+/* Synchronise the (one or two) warps of the caller's wave and order their shared-memory
+ * accesses. `live_mine`: the live lanes of the calling warp, all of which call this. Returns
+ * whether the other warp of the wave took part. */
+__device__ inline bool wave_barrier(const WavePos& p, unsigned live_mine) {
+  __syncwarp(live_mine);
+  if (p.nwarps == 1) return false;
+  const unsigned leader = __ffs(live_mine) - 1;
+  bool partner = false;
+  if (p.lane % 32 == leader) {
+    __threadfence_block();  // this warp's slot writes before its arrival
+    partner = arrive_and_wait(p);
+    __threadfence_block();  // the partner's slot writes before this warp's reads
+  }
+  partner = __shfl_sync(live_mine, partner, leader);
+  __syncwarp(live_mine);
+  return partner;
 }
 
 /* One collective call: publish, synchronise, read, synchronise. */
@@ -133,7 +227,7 @@ class WaveCall {
       s.word[p_.wave][p_.half] = warp_word;
       s.live[p_.wave][p_.half] = live_mine_;
     }
-    wave_barrier(p_);
+    partner_ = wave_barrier(p_, live_mine_);
     live64_ = half_word(s.live, 0) | (static_cast<unsigned long long>(half_word(s.live, 1)) << 32);
     words64_ = half_word(s.word, 0) | (static_cast<unsigned long long>(half_word(s.word, 1)) << 32);
   }
@@ -150,14 +244,17 @@ class WaveCall {
   }
 
   /* Ends the call: nobody may overwrite the slots until every lane has read them. */
-  __device__ void finish() { wave_barrier(p_); }
+  __device__ void finish() { wave_barrier(p_, live_mine_); }
 
  private:
+  /* A half's word: this warp's own, the partner's when it took part, else 0 (absent, or no
+   * second half in a one-warp wave). */
   __device__ unsigned half_word(const unsigned (&arr)[kMaxWaves][2], unsigned h) const {
-    return h < p_.nwarps ? arr[p_.wave][h] : 0u;  // a one-warp wave has no second half
+    return h == p_.half || partner_ ? arr[p_.wave][h] : 0u;
   }
   WavePos p_;
   unsigned live_mine_;
+  bool partner_ = false;
   unsigned long long live64_ = 0, words64_ = 0;
 };
 
@@ -357,9 +454,12 @@ __device__ inline unsigned long long match_all_sync(MaskT mask, T value, int* pr
 
 /* A barrier for the caller's wave only (HIP's __syncwarp; AMD's wave barrier). The mask,
  * if any, is accepted and ignored: the contract makes every live lane take part. */
-__device__ inline void wave_sync() { wave_barrier(wave_pos()); }
+__device__ inline void wave_sync() {
+  const WavePos p = wave_pos();
+  wave_barrier(p, __ballot_sync(p.warp_mask, 1));
+}
 template <class MaskT>
-__device__ inline void wave_sync(MaskT) { wave_barrier(wave_pos()); }
+__device__ inline void wave_sync(MaskT) { wave_sync(); }
 
 }  // namespace porter_hoc
 
