@@ -1,0 +1,156 @@
+"""Devices as data: one TOML file per device under data/, every value with its source.
+
+The perfmodel reads nothing else about a GPU. Values follow ../shared/HARDWARE.md's
+conventions: a source that starts with "(d)" is derived (clock x per-unit rate), one with "?"
+is a third-party figure or an estimate and stays marked as such wherever it is shown.
+
+    >>> from porter import hardware
+    >>> hardware.get("gfx950").name
+    'MI350X'
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from importlib import resources
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DTYPES = ("bf16", "fp16", "fp8", "fp6", "fp4", "tf32", "fp32")
+
+
+class Sourced(BaseModel):
+    """One number and where it comes from."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    value: float
+    source: str
+
+    @property
+    def uncertain(self) -> bool:
+        return self.source.startswith("?")
+
+
+class Spec(BaseModel):
+    """What the datasheets and the compilers say. Per-CU figures use "CU" for an NVIDIA SM too."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    compute_units: Sourced
+    xcds: Sourced
+    simds_per_cu: Sourced
+    wave_size: Sourced
+    clock_mhz: Sourced
+    max_waves_per_cu: Sourced
+    register_bytes_per_cu: Sourced
+    max_registers_per_lane: Sourced
+    lds_bytes_per_cu: Sourced
+    lds_bytes_per_workgroup: Sourced
+    l2_bytes_per_xcd: Sourced
+    mall_bytes: Sourced
+    hbm_bytes: Sourced
+    hbm_tbps: Sourced
+
+
+class ModelParams(BaseModel):
+    """Figures porter's perfmodel needs that no datasheet states; mostly marked estimates."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    l2_tbps: Sourced
+    mall_tbps: Sourced
+    l2_bytes_per_clk_per_cu: Sourced
+    lds_bytes_per_clk_per_cu: Sourced
+    dram_latency_ns: Sourced
+    # Share of the datasheet matrix rate a Triton GEMM main loop sustains (clock under load,
+    # issue and synchronisation), and of that share on the fallback path (mma.sync on sm_90,
+    # where wgmma is the only way to the full rate; 1 on AMD, which has one MFMA path).
+    matrix_efficiency: Sourced
+    fallback_matrix_efficiency: Sourced
+    iteration_overhead_clk: Sourced  # per K-iteration of a workgroup: loop, barriers, waits
+
+
+class Device(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    name: str
+    arch: str
+    vendor: Literal["amd", "nvidia"]
+    spec: Spec
+    matrix_tflops: dict[str, Sourced] = Field(description="dense matrix-unit peak per dtype; fp32 is the vector rate")
+    model: ModelParams
+
+    # Plain numbers the model's arithmetic uses; the Sourced fields stay the record.
+    @property
+    def cus(self) -> int:
+        return int(self.spec.compute_units.value)
+
+    @property
+    def xcds(self) -> int:
+        return int(self.spec.xcds.value)
+
+    @property
+    def wave_size(self) -> int:
+        return int(self.spec.wave_size.value)
+
+    @property
+    def clock_hz(self) -> float:
+        return self.spec.clock_mhz.value * 1e6
+
+    @property
+    def l2_bytes(self) -> float:
+        """All of L2: per XCD times XCDs on AMD, the one L2 on NVIDIA."""
+        return self.spec.l2_bytes_per_xcd.value * (self.xcds if self.vendor == "amd" else 1)
+
+    def peak_tflops(self, dtype: str) -> float:
+        """Dense matrix peak for dtype; KeyError naming what the device has when it has no such rate."""
+        rate = self.matrix_tflops.get(dtype)
+        if rate is None or rate.value <= 0:
+            have = ", ".join(k for k, v in self.matrix_tflops.items() if v.value > 0)
+            raise KeyError(f"{self.name} ({self.arch}) has no native {dtype} matrix rate; it has: {have}")
+        return rate.value
+
+    def flops_per_clk_per_cu(self, dtype: str) -> float:
+        return self.peak_tflops(dtype) * 1e12 / (self.cus * self.clock_hz)
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        """(field, value, source) for every number, in file order: what `porter hw NAME` prints."""
+        out = []
+        for group in (self.spec, self.model):
+            for name, v in group:
+                out.append((name, _fmt(v.value), v.source))
+        out.extend((f"matrix_tflops.{k}", _fmt(v.value), v.source) for k, v in self.matrix_tflops.items())
+        return out
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+@cache
+def devices() -> tuple[Device, ...]:
+    """Every device porter knows, in file-name order."""
+    data = resources.files(__package__) / "data"
+    found = []
+    for entry in sorted(data.iterdir(), key=lambda p: p.name):
+        if entry.name.endswith(".toml"):
+            found.append(Device.model_validate(tomllib.loads(entry.read_text())))
+    return tuple(found)
+
+
+def get(name_or_arch: str) -> Device:
+    """A device by name (MI350X, h200) or arch (gfx950, sm_90). An arch shared by several devices
+    names the first in this order: the porting target first (MI350X for gfx950), then H100 for sm_90."""
+    key = name_or_arch.lower()
+    by_name = {d.name.lower(): d for d in devices()}
+    if key in by_name:
+        return by_name[key]
+    if key in _ARCH_DEFAULT:
+        return by_name[_ARCH_DEFAULT[key]]
+    matches = [d for d in devices() if d.arch == key]
+    if matches:
+        return matches[0]
+    known = ", ".join(f"{d.name} ({d.arch})" for d in devices())
+    raise KeyError(f"unknown device {name_or_arch!r}; known: {known}")
+
+
+_ARCH_DEFAULT = {"gfx950": "mi350x", "sm_90": "h100"}
