@@ -56,6 +56,18 @@ def port(
                                                "AMD wave semantics emulated) or rocm (AMD GPU).")] = "none",
     force: Annotated[bool, typer.Option(help="Port into a non-empty output directory.")] = False,
     resume: Annotated[str | None, typer.Option(help="Continue the interrupted run RUN_ID in OUTPUT.")] = None,
+    model: Annotated[str, typer.Option(help="Model the agents may ask about what no rule fixed: none, "
+                                            "anthropic:MODEL, openai:MODEL or openai-compatible:URL#MODEL. "
+                                            "Keys come from the environment only.")] = "none",
+    record: Annotated[Path | None, typer.Option(help="Write every model exchange to DIR as a cassette.")] = None,
+    replay: Annotated[Path | None, typer.Option(help="Answer from the cassettes in DIR; no network.")] = None,
+    model_budget_calls: Annotated[int | None, typer.Option(help="At most this many model calls.")] = None,
+    model_budget_tokens: Annotated[int | None, typer.Option(help="At most this many tokens, in and out.")] = None,
+    model_budget_usd: Annotated[float | None, typer.Option(help="At most this many US dollars.")] = None,
+    model_price: Annotated[str | None, typer.Option(help="IN,OUT: USD per million input and output tokens, "
+                                                         "for a model porter has no price for.")] = None,
+    model_timeout: Annotated[float, typer.Option(help="Seconds per model request.")] = 120.0,
+    model_retries: Annotated[int, typer.Option(help="Retries of a failed model request, with backoff.")] = 3,
 ) -> None:
     """Port SOURCE into OUTPUT and write porter-report.{md,json,sarif} there."""
     from pydantic import ValidationError
@@ -64,13 +76,24 @@ def port(
     from porter.report.console import render_console
     from porter.run import port as run_port
     from porter.run import report_context
-    from porter.state import PortOptions
+    from porter.state import ModelOptions, PortOptions
     from porter.workspace import BadInput
 
     try:
-        options = PortOptions(launch=launch, matrix=matrix, arch=arch, max_iterations=max_iterations, verify=verify, executor=executor, force=force)
+        price = tuple(float(x) for x in model_price.split(",")) if model_price else None
+    except ValueError:
+        raise _bad_input(f"--model-price {model_price!r}: expected IN,OUT in USD per million tokens") from None
+    try:
+        model_options = ModelOptions(spec=model, record=str(record.resolve()) if record else "",
+                                     replay=str(replay.resolve()) if replay else "",
+                                     max_calls=model_budget_calls, max_tokens=model_budget_tokens,
+                                     max_usd=model_budget_usd, price=price, timeout_s=model_timeout,
+                                     retries=model_retries)
+        options = PortOptions(launch=launch, matrix=matrix, arch=arch, max_iterations=max_iterations, verify=verify,
+                              executor=executor, force=force, model=model_options)
     except ValidationError as e:
-        raise _bad_input(f"bad option: {e.errors()[0]['loc'][0]}: {e.errors()[0]['msg']}") from None
+        loc = ".".join(str(part) for part in e.errors()[0]["loc"])
+        raise _bad_input(f"bad option: {loc}: {e.errors()[0]['msg']}") from None
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as progress:
         tasks: dict[str, TaskID] = {}

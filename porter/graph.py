@@ -5,8 +5,10 @@
                 +-------------+----------+--------+   (routed by failure class)
 
 Agents return proposals; the node wrappers here land their patches through the one
-`Workspace`, so agents never write files. Every step is checkpointed by the SQLite saver the
-caller passes in, under the output tree, which is what `--resume` continues from.
+`Workspace`, so agents never write files. The run's model (porter.llm.Model, or None for
+rules only) is handed to each agent node: a client lives outside the state, which stays plain
+data. Every step is checkpointed by the SQLite saver the caller passes in, under the output
+tree, which is what `--resume` continues from.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from porter.agents.microarch import node as microarch
 from porter.agents.shim import node as shim
 from porter.agents.translator import node as translator
 from porter.agents.verifier import node as verifier
+from porter.llm.session import Model
 from porter.state import AgentOutput, PortState
 from porter.workspace import Workspace
 
@@ -34,14 +37,14 @@ def scan_node(state: PortState) -> dict:
     return {"files": inventory.files, "kernels": inventory.kernels}
 
 
-def _agent(module_name: str) -> Callable[[PortState], dict]:
+def _agent(module_name: str, model: Model | None) -> Callable[[PortState], dict]:
     def node(state: PortState) -> dict:
         module = {"translator": translator, "microarch": microarch, "shim": shim}[module_name]
         ws = Workspace(Path(state.output))
-        out: AgentOutput = getattr(module, module_name)(state, ws)
+        out: AgentOutput = getattr(module, module_name)(state, ws, model)
         landed = ws.apply(list(out.patches))
-        return {"findings": list(out.findings), "patches": landed,
-                "attempts": list(out.attempts), "notes": list(out.notes)}
+        return {"findings": list(out.findings), "patches": landed, "attempts": list(out.attempts),
+                "model_calls": list(out.model_calls), "notes": list(out.notes)}
 
     node.__name__ = module_name
     return node
@@ -63,11 +66,11 @@ def route(state: PortState) -> str:
     return state.route or "report"
 
 
-def build_graph(checkpointer=None):
+def build_graph(checkpointer=None, model: Model | None = None):
     g = StateGraph(PortState)
     g.add_node("scan", scan_node)
     for name in AGENTS:
-        g.add_node(name, _agent(name))
+        g.add_node(name, _agent(name, model))
     g.add_node("verifier", verifier_node)
     g.add_node("report", report_node)
     g.add_edge(START, "scan")

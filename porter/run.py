@@ -2,6 +2,8 @@
 
 This is what `porter port` calls. The source tree is only read; everything is written under
 the output tree, porter's own state in `OUT/.porter/` (ledger, blobs, checkpoints.sqlite).
+The model the agents may ask is opened here from the options (`porter.llm.open_model`), and
+handed to the graph beside the state: a client is not state, the options that name it are.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from porter.graph import build_graph
+from porter.llm import Provider, open_model
 from porter.state import PortOptions, PortState
 from porter.workspace import BadInput, Workspace, check_output_dir
 
@@ -55,13 +58,15 @@ def new_run_id() -> str:
 
 
 def port(source: Path, output: Path, options: PortOptions, *, resume: str | None = None,
-         on_progress: Callable[[Progress], None] = lambda event: None) -> PortState:
+         on_progress: Callable[[Progress], None] = lambda event: None, provider: Provider | None = None) -> PortState:
     """Port `source` into `output` (or continue run `resume` there) and return the final state.
 
     `on_progress` hears each node as it finishes and each unit the verifier compiles.
+    `provider` answers the agents instead of the one `options.model` names (a ScriptedModel in tests).
     """
     source, output = source.resolve(), output.resolve()
     check_output_dir(source, output, force=options.force, resume=resume is not None)
+    model = open_model(options.model, provider)
     if resume is None:
         run_id = new_run_id()
         ws, copied = Workspace.create(source, output)
@@ -73,7 +78,7 @@ def port(source: Path, output: Path, options: PortOptions, *, resume: str | None
     config = {"configurable": {"thread_id": run_id}, "recursion_limit": 200}
     db = output / ".porter" / CHECKPOINTS
     with closing(sqlite3.connect(db, check_same_thread=False)) as conn:
-        graph = build_graph(SqliteSaver(conn, serde=_serde()))
+        graph = build_graph(SqliteSaver(conn, serde=_serde()), model)
         if resume is not None and not graph.get_state(config).values:
             raise BadInput(f"{output}: no run {resume!r} recorded in {db}")
         for mode, chunk in graph.stream(initial, config, stream_mode=["updates", "custom"]):

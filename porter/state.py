@@ -223,6 +223,52 @@ class Attempt(Frozen):
     failure_class: str
     routed_to: str
     message: str
+    reverted: Literal["", "rule", "model"] = ""  # origin of the patch the verifier undid first, if any
+
+
+class ModelCall(Frozen):
+    """One exchange with the model: what was asked, what it cost, and what became of the answer.
+
+    A conversation about one unit may take several calls: an answer whose edits do not apply
+    goes back with the reason (`round` counts them). Model patches land like any other and are
+    judged by the verifier; a patch that leaves its unit no better is reverted (an Attempt says so).
+    """
+
+    agent: str
+    task: str  # the prompt's path under prompts/, e.g. "repair/compile_error"
+    unit: str
+    iteration: int
+    round: int = 1
+    model: str  # "anthropic:claude-sonnet-4-5", "openai-compatible:http://host/v1#m", "scripted", ...
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None  # None: no price known for the model
+    outcome: Literal["patched", "edit-rejected", "no-edit", "error"]  # patched: its patch went to the workspace
+    detail: str = ""  # the patch's reason, why its edits were rejected, or the provider's error
+    paths: tuple[str, ...] = ()  # files the applied patch changed
+
+
+class ModelOptions(Frozen):
+    """Which model the agents may ask, and how much they may spend (porter.llm reads these).
+
+    `spec` is "none" (rules only), "anthropic:MODEL", "openai:MODEL" or
+    "openai-compatible:URL#MODEL". A budget of None is no limit on that count.
+    """
+
+    spec: str = "none"
+    record: str = ""  # a directory: write every exchange there as a cassette
+    replay: str = ""  # a directory: answer from its cassettes, with no network
+    max_calls: int | None = Field(default=None, ge=0)
+    max_tokens: int | None = Field(default=None, ge=0)
+    max_usd: float | None = Field(default=None, ge=0)
+    price: tuple[float, float] | None = None  # USD per million input, output tokens; overrides prices.toml
+    timeout_s: float = Field(default=120.0, gt=0)
+    retries: int = Field(default=3, ge=0, le=10)
+    edit_rounds: int = Field(default=3, ge=1, le=10)  # answers per conversation before giving up on it
+
+    @property
+    def enabled(self) -> bool:
+        return self.spec != "none" or bool(self.replay)
 
 
 class PortOptions(Frozen):
@@ -236,6 +282,7 @@ class PortOptions(Frozen):
     # NVIDIA machine (AMD wave semantics emulated), "rocm" on an AMD one.
     executor: Literal["none", "hip-on-cuda", "rocm"] = "none"
     force: bool = False
+    model: ModelOptions = ModelOptions()
 
 
 def merge_findings(old: list[Finding], new: list[Finding]) -> list[Finding]:
@@ -269,6 +316,7 @@ class PortState(BaseModel):
     patches: Annotated[list[Patch], append] = []  # every patch that landed, in order
     units: Annotated[dict[str, UnitResult], merge_units] = {}
     attempts: Annotated[list[Attempt], append] = []
+    model_calls: Annotated[list[ModelCall], append] = []
     notes: Annotated[list[str], append] = []  # run-level facts for the report
     iteration: int = 0
     pending: list[str] = []  # units the verifier sent back for another round
@@ -285,4 +333,5 @@ class AgentOutput(Frozen):
     findings: tuple[Finding, ...] = ()
     patches: tuple[Patch, ...] = ()
     attempts: tuple[Attempt, ...] = ()
+    model_calls: tuple[ModelCall, ...] = ()
     notes: tuple[str, ...] = ()

@@ -35,6 +35,7 @@ class Landed:
     patch: Patch
     before: str | None  # content hash before (None: the file was created)
     after: str
+    kind: str = "apply"  # or "revert": the entry undid an earlier apply of the same patch
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,8 @@ class Workspace:
         entries = []
         for line in self.ledger.read_text().splitlines():
             raw = json.loads(line)
-            entry = Landed(raw["seq"], Patch.model_validate(raw["patch"]), raw["before"], raw["after"])
+            entry = Landed(raw["seq"], Patch.model_validate(raw["patch"]), raw["before"], raw["after"],
+                           raw.get("kind", "apply"))
             if rel is None or entry.patch.path == rel:
                 entries.append(entry)
         return entries
@@ -144,7 +146,18 @@ class Workspace:
         Returns the reverted patch, or None when the agent has no patch there.
         """
         entries = self.history(rel)
-        idx = next((i for i in range(len(entries) - 1, -1, -1) if entries[i].patch.agent == agent), None)
+        # A revert is recorded as an entry too; neither it nor the apply it undid is a candidate,
+        # or a second revert would put the first one's patch back.
+        live: list[int] = []
+        for i, e in enumerate(entries):
+            if e.kind == "apply":
+                live.append(i)
+            else:
+                undid = next((j for j in reversed(live)
+                              if (entries[j].before, entries[j].after) == (e.after or None, e.before)), None)
+                if undid is not None:
+                    live.remove(undid)
+        idx = next((i for i in reversed(live) if entries[i].patch.agent == agent), None)
         if idx is None:
             return None
         target = entries[idx]

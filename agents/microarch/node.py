@@ -3,13 +3,16 @@
 Runs after the translator, on its output. The WAVE### and PTX### rules detect 32-lane warp
 assumptions (32-bit masks, *_sync shuffles and votes, lane math with 31/32/5, 32-bit ballots,
 per-warp arrays sized by 32, inline PTX). A rule with a safe fixer returns its edits as a
-patch; the rest are hazards in the report. Its patches are what the verifier reverts first when
-a unit's numbers stop matching.
+patch; the rest are hazards in the report, or, when the run has a model, its to rewrite (prompts
+microarch/wave64 and microarch/inline_ptx). Its patches are what the verifier reverts first when
+a unit's numbers stop matching; a mismatch with no rule patch left to revert, a slower port, or
+a wavefront compile error goes to the model with the verifier's evidence.
 """
 
 from __future__ import annotations
 
-from porter.agents.verifier.failures import handback
+from porter.llm import asks
+from porter.llm.session import Model
 from porter.rules import RuleContext, run_on_files
 from porter.state import AgentOutput, PortState
 from porter.workspace import Workspace
@@ -20,8 +23,8 @@ AGENT = "microarch"
 STAGES = (("MFMA", "PTX"),)
 
 
-def microarch(state: PortState, ws: Workspace) -> AgentOutput:
+def microarch(state: PortState, ws: Workspace, model: Model | None = None) -> AgentOutput:
     if state.iteration > 0:
-        return AgentOutput(attempts=tuple(handback(state, AGENT, "no microarch rule fixes this; see its hazards")))
+        return asks.failures(state, ws, AGENT, model, "no microarch rule fixes this; see its hazards").output()
     findings, patches = run_on_files(AGENT, state.files, ws.read, RuleContext(state.options), STAGES)
-    return AgentOutput(findings=tuple(findings), patches=tuple(patches))
+    return asks.hazards(state, ws, AGENT, model, findings, patches, STAGES).output(findings, patches)

@@ -3,8 +3,8 @@
 Runs after microarch. The SHIM### rules name each use of a CUDA declaration that HIP lacks;
 this node gathers the header pieces they point to (shims/compat/*.h), writes one project header,
 `porter_compat.h`, at the top of the output tree, and includes it in each unit that needs it.
-Units the verifier sends back with an undeclared name no piece provides are recorded for a
-person (or the model).
+Units the verifier sends back with an undeclared name no piece provides go to the model, with
+the compiler's messages, when the run has one; otherwise they are recorded for a person.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import importlib
 import posixpath
 from importlib import resources
 
-from porter.agents.verifier.failures import handback
+from porter.llm import asks
+from porter.llm.session import Model
 from porter.rules import RuleContext, rules_for, run_on_files, run_rules
 from porter.state import AgentOutput, Edit, FileKind, Finding, Patch, PortState, content_hash
 from porter.syntax import SourceFile, lang_for
@@ -24,7 +25,7 @@ COMPAT_HEADER = "porter_compat.h"
 _INCLUDES = "(preproc_include) @inc"
 
 
-def shim(state: PortState, ws: Workspace) -> AgentOutput:
+def shim(state: PortState, ws: Workspace, model: Model | None = None) -> AgentOutput:
     rules = rules_for(AGENT, "cuda")
     ctx = RuleContext(state.options)
     findings: list[Finding] = []
@@ -49,8 +50,12 @@ def shim(state: PortState, ws: Workspace) -> AgentOutput:
         AGENT, [r for r in state.files if r.kind == FileKind.triton], ws.read, ctx)
     findings += triton_findings
     patches += triton_patches
-    attempts = handback(state, AGENT, "no compat piece declares this name") if state.iteration else []
-    return AgentOutput(findings=tuple(findings), patches=tuple(p for p in patches if p), attempts=tuple(attempts))
+    patches = [p for p in patches if p]
+    if not state.iteration:
+        return AgentOutput(findings=tuple(findings), patches=tuple(patches))
+    # The model answers for the units sent back, on the tree as the rules above leave it.
+    return asks.failures(state, ws, AGENT, model, "no compat piece declares this name",
+                         patches).output(findings, patches)
 
 
 def render_header(pieces: set[str]) -> str:

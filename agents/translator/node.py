@@ -5,14 +5,17 @@ C/C++/CUDA files (renames on code tokens, headers, launches, library APIs, hazar
 no HIP equivalent) and every BLD### rule over CMake, Makefiles and setup.py. Its output is the
 baseline of each unit: the direct-hipify port that the microarch agent must beat.
 
-When the verifier sends a unit back with an error of the translator's classes (a CUDA name
-left, a header not found), the tables have already said all they know: the attempt is recorded
-so that the report shows what a person (or, later, the model) must take over.
+What the tables cannot translate goes to the model when the run has one (prompt
+translator/translate). When the verifier sends a unit back with an error of the translator's
+classes (a CUDA name left, a header not found, a syntax error), the tables have already said
+all they know: the model is asked to repair it with the compiler's messages, or, without a
+model, the attempt is recorded so that the report shows what a person must take over.
 """
 
 from __future__ import annotations
 
-from porter.agents.verifier.failures import handback
+from porter.llm import asks
+from porter.llm.session import Model
 from porter.rules import RuleContext, run_on_files
 from porter.state import AgentOutput, PortState
 from porter.workspace import Workspace
@@ -20,8 +23,8 @@ from porter.workspace import Workspace
 AGENT = "translator"
 
 
-def translator(state: PortState, ws: Workspace) -> AgentOutput:
+def translator(state: PortState, ws: Workspace, model: Model | None = None) -> AgentOutput:
     if state.iteration > 0:
-        return AgentOutput(attempts=tuple(handback(state, AGENT, "no translator rule covers this error")))
+        return asks.failures(state, ws, AGENT, model, "no translator rule covers this error").output()
     findings, patches = run_on_files(AGENT, state.files, ws.read, RuleContext(state.options))
-    return AgentOutput(findings=tuple(findings), patches=tuple(patches))
+    return asks.hazards(state, ws, AGENT, model, findings, patches).output(findings, patches)

@@ -63,14 +63,3 @@ ROUTES = {
 def route_of(failure_class: str) -> str:
     return ROUTES.get(failure_class, "translator")
 
-
-def handback(state, agent: str, message: str) -> list:
-    """Attempts recording that `agent` was sent units it has no further rule for."""
-    from porter.state import Attempt
-
-    return [
-        Attempt(iteration=state.iteration, unit=unit, failure_class=state.units[unit].failure_class,
-                routed_to=agent, message=message)
-        for unit in state.pending
-        if unit in state.units and route_of(state.units[unit].failure_class) == agent
-    ]

@@ -7,6 +7,11 @@ LDS bytes, scratch, spills, occupancy and v_mfma count. A failed unit is classif
 first error and routed back to the agent owning that class, until every unit compiles or the
 iteration budget is spent. A missing toolchain is not an error of the port: the unit is
 "not-checked", with the reason in the report.
+
+A model patch is judged like any other, and more: one that leaves its unit no better than the
+verifier found it last round (failing where it compiled, more errors, more mismatching kernels)
+is reverted, and the unit keeps last round's evidence. When the model's budget is spent the
+loop ends there, with a note, instead of going round without anyone to ask.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 
 from porter.agents.translator.tokens import is_extension
 from porter.agents.verifier.failures import first_error, route_of
+from porter.llm.budget import Budget, Usage
 from porter.state import Attempt, FileKind, PortState, UnitResult
 from porter.syntax import SourceFile, lang_for
 from porter.toolchains import ToolchainMissing, clang_hip, nvcc
@@ -51,8 +57,15 @@ def verifier(state: PortState, ws: Workspace) -> dict:
     attempts: list[Attempt] = []
     if state.options.executor != "none" and (ws.root / "porter.toml").is_file():
         results, attempts = check_numerics(state, ws, results)
+    results, reverts = revert_model_regressions(state, ws, results, {a.unit for a in attempts if a.reverted})
+    attempts += reverts
     failed = sorted(u for u, r in results.items() if r.verdict == "failed")
     budget_left = state.iteration + 1 < state.options.max_iterations
+    model_spent = Budget.of(state.options.model).spent(Usage.of(state.model_calls))
+    if failed and budget_left and model_spent and not any(a.reverted == "rule" for a in attempts):
+        return {"units": results, "pending": failed, "route": "report", "attempts": attempts,
+                "notes": [f"model budget spent ({model_spent}): the loop ends with {len(failed)} unit(s) failing: "
+                          f"{', '.join(failed)}"]}
     if failed and budget_left:
         wanted = {route_of(results[u].failure_class) for u in failed}
         route = next(a for a in AGENT_ORDER if a in wanted)
@@ -100,11 +113,48 @@ def check_numerics(state: PortState, ws: Workspace, results: dict[str, UnitResul
             what = f"reverted microarch patch ({reverted.rule}) and re-verifying" if reverted else \
                 "no microarch patch left to revert: needs the model or a person"
             attempts.append(Attempt(iteration=state.iteration + 1, unit=unit, failure_class=cls, routed_to="microarch",
-                                    message=f"{bad[0].kernel}: {bad[0].reason or bad[0].timing}; {what}"))
+                                    message=f"{bad[0].kernel}: {bad[0].reason or bad[0].timing}; {what}",
+                                    reverted=reverted.origin if reverted else ""))
             result = result.model_copy(update={"verdict": "failed", "failure_class": cls,
                                                "reason": f"{bad[0].kernel}: {bad[0].reason or 'slower than baseline'}"})
         updated[unit] = result
     return updated, attempts
+
+
+def revert_model_regressions(state: PortState, ws: Workspace, results: dict[str, UnitResult], skip: set[str]
+                             ) -> tuple[dict[str, UnitResult], list[Attempt]]:
+    """Undo this round's model patches that left their unit no better than last round.
+
+    The tree of a reverted unit is then what last round verified, so its evidence stands.
+    Units in `skip` already had a patch reverted this round (the numerics check's first answer).
+    """
+    updated, attempts, skip = dict(results), [], set(skip)
+    for call in state.model_calls:
+        unit = call.unit
+        before, after = state.units.get(unit), results.get(unit)
+        if (call.iteration != state.iteration or call.outcome != "patched" or unit in skip or before is None
+                or after is None or _standing(after) > _standing(before) or after.verdict == "not-checked"):
+            continue
+        for path in call.paths:
+            ws.revert_last(path, call.agent)
+        skip.add(unit)
+        updated[unit] = before
+        attempts.append(Attempt(iteration=state.iteration + 1, unit=unit, failure_class=after.failure_class or "none",
+                                routed_to=route_of(before.failure_class), reverted="model",
+                                message=f"model patch by {call.agent} left the unit no better "
+                                        f"({after.reason or after.verdict}): reverted"))
+    return updated, attempts
+
+
+def _standing(result: UnitResult) -> tuple[int, int]:
+    """How far a unit got, comparable: compiled > runs but wrong or slow > fails to compile;
+    then fewer bad kernels, or fewer compiler errors."""
+    if result.verdict == "compiled":
+        return (3, 0)
+    if result.failure_class in ("mismatch", "slower"):
+        return (2, -sum(c.status != "pass" or c.timing == "slower" for c in result.checks))
+    errors = result.port_build.stderr.count(" error: ") if result.port_build else 1
+    return (1, -errors)
 
 
 def _progress_writer():

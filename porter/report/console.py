@@ -37,6 +37,8 @@ def render_console(report: Report, console: Console, *, files: Iterable[Path] | 
             console.print(f"  note: {escape(note)}")
     if report.open_findings:
         console.print(_hazards(report))
+    if report.model_use:
+        console.print(_model(report))
     console.print("Reports:")
     for p in paths:
         console.print(f"  {escape(str(p))}")
@@ -82,4 +84,15 @@ def _hazards(r: Report) -> Table:
         t.add_column(name)
     for f in worst[:TOP_HAZARDS]:
         t.add_row(f"[{_STYLE[f.severity]}]{f.severity}[/]", f.rule, escape(str(f.location)), escape(f.message))
+    return t
+
+
+def _model(r: Report) -> Table:
+    t = Table(title="Model calls", title_justify="left")
+    for name in ("agent", "calls", "tokens in/out", "cost USD", "patched", "rejected", "reverted"):
+        t.add_column(name, justify="left" if name == "agent" else "right")
+    for u in r.model_use:
+        cost = "unknown" if u.cost_usd is None else f"{u.cost_usd:.4f}"
+        t.add_row(u.agent, str(u.calls), f"{u.input_tokens}/{u.output_tokens}", cost, str(u.patched),
+                  str(u.rejected), str(u.reverted))
     return t

@@ -18,7 +18,8 @@ _TICKS = re.compile(r"`+")
 
 def render_markdown(report: Report) -> str:
     sections = [_header(report), _summary(report), _not_verified(report), _units(report), _changes(report),
-                _hazards(report), _rules(report), _kernels(report), _controls(report), _checks(report), _attempts(report)]
+                _hazards(report), _rules(report), _kernels(report), _controls(report), _checks(report), _attempts(report),
+                _model(report)]
     return "\n\n".join(s for s in sections if s) + "\n"
 
 
@@ -50,6 +51,12 @@ def _header(r: Report) -> str:
     rows += [[name, version] for name, version in r.toolchains.items()]
     rows.append(["options", f"launch={o.launch}, max_iterations={o.max_iterations}, "
                             f"verify={'yes' if o.verify else 'no'}, force={'yes' if o.force else 'no'}"])
+    if o.model.enabled:
+        m = o.model
+        budget = ", ".join(f"{name} {v}" for name, v in (("calls", m.max_calls), ("tokens", m.max_tokens),
+                                                         ("USD", m.max_usd)) if v is not None) or "none"
+        source = f"replay of {_code(m.replay)}" if m.replay else _code(m.spec)
+        rows.append(["model", f"{source}; budget: {budget}" + (f"; recorded to {_code(m.record)}" if m.record else "")])
     verdict = "passes (exit 0)" if r.exit_code == 0 else f"needs a person (exit 1): {', '.join(r.blocking)}"
     return f"# porter report {_code(r.run_id)}\n\n{_table(['', ''], rows)}\n\n**Result:** {verdict}."
 
@@ -187,3 +194,27 @@ def _attempts(r: Report) -> str:
         return ""
     rows = [[str(a.iteration), _code(a.unit), a.failure_class, a.routed_to, a.message] for a in r.attempts]
     return "## Verifier attempts\n\n" + _table(["iteration", "unit", "failure class", "routed to", "message"], rows)
+
+
+def _usd(cost: float | None) -> str:
+    return "unknown" if cost is None else f"{cost:.4f}"
+
+
+def _model(r: Report) -> str:
+    """Every model call: per agent what it cost, then each call and what became of its answer."""
+    if not r.model_calls:
+        return ""
+    totals = [[u.agent, str(u.calls), str(u.input_tokens), str(u.output_tokens), _usd(u.cost_usd), str(u.patched),
+               str(u.rejected), str(u.reverted)] for u in r.model_use]
+    head = ["agent", "calls", "input tokens", "output tokens", "cost USD", "patched", "edits rejected", "reverted"]
+    rows = []
+    for e in r.model_calls:
+        c = e.call
+        outcome = f"{c.outcome}, reverted" if e.reverted else c.outcome
+        rows.append([str(c.iteration), c.agent, _code(c.task), _code(c.unit), str(c.round), outcome,
+                     f"{c.input_tokens}/{c.output_tokens}", _usd(c.cost_usd), c.detail])
+    calls = _table(["iteration", "agent", "task", "unit", "answer", "outcome", "tokens in/out", "cost USD", "detail"],
+                   rows)
+    return ("## Model\n\nEvery call the agents made to the model. A patched answer landed like a rule's and was "
+            "verified; one that left its unit no better was reverted.\n\n"
+            + _table(head, totals, right=7) + "\n\n" + calls)

@@ -24,6 +24,7 @@ from porter.state import (
     FileKind,
     Finding,
     KernelResources,
+    ModelCall,
     PortOptions,
     PortState,
     Severity,
@@ -113,6 +114,26 @@ class NotVerified(_Part):
     reason: str
 
 
+class ModelExchange(_Part):
+    """One model call, and whether the verifier later reverted the patch it produced."""
+
+    call: ModelCall
+    reverted: bool = False
+
+
+class ModelUse(_Part):
+    """What one agent asked of the model, and what it cost."""
+
+    agent: str
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None  # None when a call's model has no known price
+    patched: int  # answers whose patch went to the workspace
+    rejected: int  # answers whose edits did not apply (sent back with the reason)
+    reverted: int  # patches the verifier undid: they left their unit no better
+
+
 class Report(_Part):
     schema_version: int
     porter_version: str
@@ -135,6 +156,8 @@ class Report(_Part):
     attempts: list[Attempt]
     not_verified: list[NotVerified]
     notes: list[str]
+    model_calls: list[ModelExchange] = []  # every call, in the order made
+    model_use: list[ModelUse] = []  # per agent, then "total" when any agent asked
 
     @property
     def open_findings(self) -> list[Finding]:
@@ -191,7 +214,32 @@ def build_report(state: PortState, *, header_set: str, engine: str, toolchains: 
         not_verified=[NotVerified(unit=u.unit, reason=u.reason or "no reason recorded")
                       for u in units if u.verdict == "not-checked"],
         notes=list(state.notes),
+        **_model(state),
     )
+
+
+def _model(state: PortState) -> dict:
+    """The model section: every call with its fate, and per-agent totals (agents in graph order)."""
+    reverted = {(a.unit, a.iteration - 1) for a in state.attempts if a.reverted == "model"}
+    exchanges = [ModelExchange(call=c, reverted=c.outcome == "patched" and (c.unit, c.iteration) in reverted)
+                 for c in state.model_calls]
+    order = {a: i for i, a in enumerate(rule_catalog.AGENTS)}
+    agents = sorted({e.call.agent for e in exchanges}, key=lambda a: (order.get(a, len(order)), a))
+    use = [_use(agent, [e for e in exchanges if e.call.agent == agent]) for agent in agents]
+    if use:
+        use.append(_use("total", exchanges))
+    return {"model_calls": exchanges, "model_use": use}
+
+
+def _use(agent: str, exchanges: list[ModelExchange]) -> ModelUse:
+    calls = [e.call for e in exchanges]
+    priced = [c.cost_usd for c in calls if c.outcome != "error"]
+    return ModelUse(agent=agent, calls=len(calls), input_tokens=sum(c.input_tokens for c in calls),
+                    output_tokens=sum(c.output_tokens for c in calls),
+                    cost_usd=None if None in priced else round(sum(priced), 6),
+                    patched=sum(c.outcome == "patched" for c in calls),
+                    rejected=sum(c.outcome == "edit-rejected" for c in calls),
+                    reverted=sum(e.reverted for e in exchanges))
 
 
 def _changes(state: PortState) -> list[FileChange]:

@@ -60,6 +60,20 @@ def test_revert_last_patch_of_an_agent(tmp_path: Path) -> None:
     assert ws.revert_last("a.cu", "shim") is None
 
 
+def test_a_revert_is_never_itself_reverted(tmp_path: Path) -> None:
+    """Two rounds of revert walk back through the agent's patches; the same patch landed again
+    after its revert can be reverted again."""
+    ws, _ = Workspace.create(*_tree(tmp_path))
+    ws.apply([_rename(ws, "a.cu", "4", "8", agent="microarch")])
+    ws.apply([_rename(ws, "a.cu", "cudaMalloc", "hipMalloc", agent="microarch")])
+    assert ws.revert_last("a.cu", "microarch").edits[0].text == "hipMalloc"
+    assert ws.revert_last("a.cu", "microarch").edits[0].text == "8"
+    assert ws.read("a.cu") == b"cudaMalloc(&p, 4);\n"
+    assert ws.revert_last("a.cu", "microarch") is None
+    ws.apply([_rename(ws, "a.cu", "4", "8", agent="microarch")])
+    assert ws.revert_last("a.cu", "microarch") is not None and ws.read("a.cu") == b"cudaMalloc(&p, 4);\n"
+
+
 def test_patches_are_confined_to_the_output_tree(tmp_path: Path) -> None:
     ws, _ = Workspace.create(*_tree(tmp_path))
     with pytest.raises(PatchConflict, match="outside"):
