@@ -200,5 +200,71 @@ def explain(rule_id: Annotated[str, typer.Argument(help="A rule id, e.g. HIP001.
     console.print(r.doc.strip(), markup=False, highlight=False)
 
 
+@app.command()
+def hw(name: Annotated[str | None, typer.Argument(help="A device (MI350X, h200) or arch (gfx950, sm_90).")] = None
+       ) -> None:
+    """The devices porter models, or one device's figures with their sources."""
+    from porter import hardware
+
+    if name is None:
+        table = Table(title="porter hardware")
+        for col in ("device", "arch", "CUs", "clock MHz", "bf16 TFLOP/s", "fp8 TFLOP/s", "HBM TB/s", "LDS/CU KiB"):
+            table.add_column(col)
+        for d in hardware.devices():
+            rate = {k: v.value for k, v in d.matrix_tflops.items()}
+            table.add_row(d.name, d.arch, str(d.cus), f"{d.spec.clock_mhz.value:g}", f"{rate.get('bf16', 0):g}",
+                          f"{rate.get('fp8', 0):g}", f"{d.spec.hbm_tbps.value:g}",
+                          f"{d.spec.lds_bytes_per_cu.value / 1024:g}")
+        console.print(table)
+        return
+    try:
+        dev = hardware.get(name)
+    except KeyError as e:
+        raise _bad_input(str(e.args[0])) from None
+    table = Table(title=f"{dev.name} ({dev.arch}, {dev.vendor})")
+    for col in ("field", "value", "source"):
+        table.add_column(col)
+    for field, value, source in dev.rows():
+        table.add_row(field, value, source)
+    console.print(table)
+
+
+@app.command()
+def tune(
+    op: Annotated[str, typer.Option(help="matmul, or a memory-bound op: elementwise, reduction, softmax, layernorm.")],
+    shape: Annotated[str, typer.Option(help="M,N,K for matmul; N for elementwise; ROWS,COLS otherwise.")],
+    dtype: Annotated[str, typer.Option(help="bf16, fp16, fp8 or fp32.")] = "bf16",
+    arch: Annotated[str, typer.Option(help="Target device or arch.")] = "gfx950",
+) -> None:
+    """The perfmodel's launch config for one shape, with no GPU and no warm-up: pick and runner-up."""
+    from porter.perfmodel import select
+
+    try:
+        dims = tuple(int(x) for x in shape.split(","))
+        sel = select(op, dims, dtype, arch)
+    except (ValueError, KeyError) as e:
+        raise _bad_input(f"--shape {shape}: {e}" if isinstance(e, ValueError) and "invalid literal" in str(e)
+                         else str(e.args[0])) from None
+    vendor = "amd" if sel.device.startswith("MI") else "nvidia"
+    picks = [("pick", sel.best)] + ([("runner-up", sel.runner_up)] if sel.runner_up else [])
+    table = Table(title=f"porter tune: {op} {'x'.join(map(str, dims))} {dtype} on {sel.device}")
+    table.add_column("")
+    for label, _ in picks:
+        table.add_column(label)
+    rows = {"config": lambda p: p.config.label(),
+            **{k: (lambda k: lambda p: str(p.config.knobs(vendor)[k]))(k) for k in sel.best.config.knobs(vendor)},
+            "predicted time": lambda p: f"{p.time_s * 1e6:.1f} us",
+            "TFLOP/s": lambda p: f"{p.tflops:.0f}" if p.tflops else "-",
+            "bound by": lambda p: p.bound, "LDS bytes": lambda p: str(p.lds_bytes),
+            "workgroups per CU": lambda p: str(p.resident), "waves over the device": lambda p: str(p.waves)}
+    for name, cell in rows.items():
+        table.add_row(name, *(cell(p) for _, p in picks))
+    console.print(table)
+    console.print(f"{sel.considered} legal configs scored in {(sel.seconds - sel.table_seconds) * 1e3:.2f} ms"
+                  + (f" (+ {sel.table_seconds * 1e3:.1f} ms building the candidate table, once per process)"
+                     if sel.table_seconds > 1e-3 else ""), style="dim")
+    console.print("predicted by porter's analytical model (porter/perfmodel); not measured", style="dim")
+
+
 if os.environ.get("PORTER_DEBUG") == "1":  # tracebacks for developers; users get one-line errors
     app.pretty_exceptions_enable = True

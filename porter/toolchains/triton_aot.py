@@ -106,6 +106,8 @@ class TritonAotOptions:
     num_warps: int = 4
     num_stages: int = 2
     waves_per_eu: int = 0  # AMD only: an occupancy hint to LLVM, 0 = none
+    matrix_instr_nonkdim: int = 0  # AMD only: 16 or 32 (MFMA 16x16 / 32x32), 0 = the backend's choice
+    kpack: int = 1  # AMD only: K packing of MFMA operands (gfx950 accepts only 1)
     fp_fusion: bool = True  # a*b+c -> fma; Triton 3.9's default, stated so the compile does not warn
     timeout_s: int = COMPILE_TIMEOUT_S
 
@@ -118,8 +120,12 @@ class TritonAotOptions:
             raise ValueError(f"num_stages {self.num_stages}: expected 1..8")
         if not 0 <= self.waves_per_eu <= MAX_WAVES_PER_SIMD:
             raise ValueError(f"waves_per_eu {self.waves_per_eu}: expected 0..{MAX_WAVES_PER_SIMD}")
-        if self.waves_per_eu and not self.is_amd:
-            raise ValueError("waves_per_eu is an AMD option; the target is NVIDIA")
+        if self.matrix_instr_nonkdim not in (0, 16, 32):
+            raise ValueError(f"matrix_instr_nonkdim {self.matrix_instr_nonkdim}: expected 0, 16 or 32")
+        if self.kpack not in (1, 2):
+            raise ValueError(f"kpack {self.kpack}: expected 1 or 2")
+        if (self.waves_per_eu or self.matrix_instr_nonkdim or self.kpack != 1) and not self.is_amd:
+            raise ValueError("waves_per_eu, matrix_instr_nonkdim and kpack are AMD options; the target is NVIDIA")
         if not 1 <= self.timeout_s <= 3600:
             raise ValueError(f"timeout_s {self.timeout_s}: expected 1..3600")
 
@@ -137,7 +143,8 @@ class TritonAotOptions:
         opts: dict[str, int | bool] = {"num_warps": self.num_warps, "num_stages": self.num_stages,
                                        "enable_fp_fusion": self.fp_fusion}
         if self.is_amd:
-            opts["waves_per_eu"] = self.waves_per_eu
+            opts |= {"waves_per_eu": self.waves_per_eu, "matrix_instr_nonkdim": self.matrix_instr_nonkdim,
+                     "kpack": self.kpack}
         return opts
 
 

@@ -1,0 +1,453 @@
+"""Validate porter's GEMM perfmodel against exhaustive autotuning on an NVIDIA GPU.
+
+    # on a machine with an NVIDIA GPU, torch and triton (writes raw timings; resumable):
+    python bench/perfmodel_validate.py measure --out bench/results/perfmodel-raw.json [--dtypes bf16,fp16,fp8]
+    # anywhere (no GPU): the model's picks against those timings, the figures, the plot:
+    python bench/perfmodel_validate.py score bench/results/perfmodel-raw.json [--json OUT] [--plot OUT.png]
+    # anywhere with triton >= 3.4: compile the model's gfx950 picks for AMD and compare resources:
+    python bench/perfmodel_validate.py crosscheck [--shapes 12]
+
+measure: for every shape of SHAPES and dtype, times every legal candidate of the model's config
+space for the GPU (porter.perfmodel.select.candidates: the reference is an exhaustive autotune
+over that space) with bench/gemm_kernel.py. Each config: one launch to compile and warm it; a
+config whose first run is over 8x the best so far is recorded at that one run (it cannot be the
+best); the others are timed 3 more times with CUDA events, an L2 flush (a 128 MiB memset)
+before each, and keep the median; then the model's pick (chosen on the device by the model as it
+is in the checkout) and the sweep's three fastest are timed again 15 times, and the score uses
+those confirmed times. Compilation is done first, in parallel worker processes that
+fill Triton's cache. Writes after every shape, so a cut-off run keeps what it measured.
+
+score: for each (shape, dtype) the model ranks the same candidates with no GPU; it prints the
+geometric mean and the worst of pick/best throughput, the share of shapes under 80%, Kendall's
+tau between predicted and measured times, and the model's selection time against the autotune's
+wall time. SHAPES marks a third of the shapes "fit" (every third, fixed before any measurement):
+the only ones any model constant may be adjusted on; the figures are printed for the held-out
+rest and for all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+# (category, M, N, K). LLM projections from Llama-2-7B/70B (hidden 4096/8192, MLP 11008/28672);
+# recommendation models: a huge batch through narrow layers (small N or K).
+SHAPES: list[tuple[str, int, int, int]] = [
+    *[("square", s, s, s) for s in (256, 512, 1024, 1536, 2048, 2560, 3072, 4096, 5120, 6144, 7168, 8192)],
+    *[("decode", m, n, k) for m in (16, 32, 64) for n, k in
+      ((4096, 4096), (12288, 4096), (11008, 4096), (4096, 11008), (8192, 8192), (28672, 8192), (8192, 28672),
+       (1024, 8192))],
+    *[("prefill", m, n, k) for m in (512, 1024, 2048) for n, k in
+      ((4096, 4096), (12288, 4096), (11008, 4096), (4096, 11008), (8192, 8192), (10240, 8192), (8192, 28672))],
+    ("prefill", 4096, 4096, 4096 * 2), ("prefill", 4096, 14336, 4096),
+    *[("recsys", m, n, k) for m, n, k in
+      ((65536, 64, 256), (65536, 128, 128), (65536, 256, 512), (131072, 64, 64), (32768, 1024, 64),
+       (32768, 512, 256), (16384, 256, 1024), (262144, 32, 128), (65536, 1024, 128), (8192, 2048, 32),
+       (4096, 16384, 64), (131072, 128, 256), (65536, 32, 512), (16384, 4096, 96), (49152, 384, 192),
+       (98304, 256, 64))],
+    *[("tall-k", m, n, k) for m, n, k in ((256, 256, 32768), (128, 512, 65536), (1024, 1024, 16384),
+                                           (512, 4096, 16384), (64, 2048, 32768), (2048, 256, 16384))],
+    *[("wide", m, n, k) for m, n, k in ((8192, 8192, 64), (16384, 8192, 128), (4096, 16384, 256),
+                                                          (12288, 12288, 32), (8192, 16384, 512))],
+    # M and N not multiples of 16 (K is, so that these share one extra Triton specialisation).
+    *[("odd", m, n, k) for m, n, k in ((1000, 777, 1536), (3000, 5000, 2000), (4095, 4095, 4096), (333, 4099, 4096))],
+]
+DTYPES = ("bf16", "fp16", "fp8")
+ABANDON = 8.0  # a first run this many times the best so far is not timed further
+REPS = 3
+CONFIRM_REPS = 15
+SPIN_CYCLES = 100_000  # ~50 us at the H200's clock: longer than a Triton launch from Python
+
+
+def split(index: int) -> str:
+    return "fit" if index % 3 == 0 else "held-out"
+
+
+def shape_key(m: int, n: int, k: int) -> str:
+    return f"{m}x{n}x{k}"
+
+
+# ---------------------------------------------------------------------------------------- measure
+
+def _torch_dtype(torch, dtype: str):
+    return {"bf16": torch.bfloat16, "fp16": torch.float16, "fp8": torch.float8_e4m3fn}[dtype]
+
+
+def _operands(torch, dtype: str, m: int, n: int, k: int, device: str):
+    a = torch.randn(m, k, device=device).to(_torch_dtype(torch, dtype))
+    w = torch.randn(n, k, device=device).to(_torch_dtype(torch, dtype))
+    c = torch.empty(m, n, device=device, dtype=torch.bfloat16 if dtype == "fp8" else _torch_dtype(torch, dtype))
+    return a, w, c
+
+
+def _launch(kernel, cfg, a, w, c, m, n, k, *, warmup: bool = False):
+    grid = (math.ceil(m / cfg.block_m) * math.ceil(n / cfg.block_n),)
+    args = (a, w, c, m, n, k, a.stride(0), w.stride(0), c.stride(0))
+    meta = dict(BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n, BLOCK_K=cfg.block_k, GROUP_M=cfg.group_m,
+                num_warps=cfg.num_warps, num_stages=cfg.num_stages)
+    if warmup:
+        return kernel.warmup(*args, grid=grid, **meta)
+    return kernel[grid](*args, **meta)
+
+
+def measured_space(device: str, dtype: str):
+    """What is timed: every config of the model's space whose pipelined tiles fit shared memory,
+    including those the model rules out (register estimate, warp shape), so that the reference
+    is an exhaustive autotune that does not depend on the model's own legality test."""
+    from porter import hardware
+    from porter.perfmodel.gemm import Candidates
+    from porter.perfmodel.select import space
+
+    dev = hardware.get(device)
+    full = Candidates(space(dev, dtype), dev, dtype)
+    return [c for c, lds in zip(full.configs, full.lds) if lds <= dev.spec.lds_bytes_per_workgroup.value]
+
+
+def _specialisation(m: int, n: int, k: int) -> tuple[int, int, int]:
+    """A small shape Triton specialises like (m, n, k): the same divisibility by 16 of M, N, K and
+    the strides (K, K, N), so the compile workers fill the cache entries the timed runs will hit."""
+    return tuple(256 if x % 16 == 0 else 255 for x in (m, n, k))  # type: ignore[return-value]
+
+
+def _compile_worker(job: tuple[str, tuple[int, int, int], list[dict]]) -> int:
+    """Fill Triton's cache for one dtype's configs at one specialisation (run in a worker process)."""
+    import torch
+
+    from gemm_kernel import gemm_kernel
+    from porter.perfmodel.gemm import GemmConfig
+
+    dtype, (m, n, k), configs = job
+    a, w, c = _operands(torch, dtype, m, n, k, "cuda")
+    failed = 0
+    for d in configs:
+        try:
+            _launch(gemm_kernel, GemmConfig(**d), a, w, c, m, n, k, warmup=True)
+        except Exception:  # noqa: BLE001 - a config the compiler rejects is timed (and recorded) as failed later
+            failed += 1
+    return failed
+
+
+def measure(args) -> None:
+    import dataclasses
+    from concurrent.futures import ProcessPoolExecutor
+
+    import torch
+
+    from gemm_kernel import gemm_kernel
+    from porter.perfmodel.select import select
+
+    started = time.monotonic()
+    out = Path(args.out)
+    data = json.loads(out.read_text()) if out.exists() else {"results": {}}
+    props = torch.cuda.get_device_properties(0)
+    import triton
+    data["meta"] = {"gpu": props.name, "device_model": args.device, "torch": torch.__version__,
+                    "triton": triton.__version__, "reps": REPS, "abandon": ABANDON,
+                    "date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv)}
+    dtypes = args.dtypes.split(",")
+    spaces = {dt: measured_space(args.device, dt) for dt in dtypes}
+    todo = [(dt, shape) for dt in dtypes for shape in SHAPES if f"{dt}/{shape_key(*shape[1:])}" not in data["results"]]
+    jobs = []
+    for dt, spec in sorted({(dt, _specialisation(*shape[1:])) for dt, shape in todo}):
+        cfgs = [dataclasses.asdict(c) for c in spaces[dt]]  # interleaved: each worker gets a spread of tiles
+        jobs += [(dt, spec, cfgs[i::args.workers]) for i in range(args.workers)]
+    os.environ.setdefault("TRITON_CACHE_DIR", str(Path(args.out).parent / ".triton-cache"))
+    t0 = time.monotonic()
+    import multiprocessing as mp
+    with ProcessPoolExecutor(args.workers, mp_context=mp.get_context("spawn")) as pool:
+        rejected = sum(pool.map(_compile_worker, jobs))
+    print(f"compiled {sum(len(j[2]) for j in jobs)} kernels in {time.monotonic() - t0:.0f} s "
+          f"({rejected} rejected)", flush=True)
+
+    # Load every compiled kernel into this process once (a first launch reads the cache and loads
+    # the module, which no timed run may pay for).
+    t0 = time.monotonic()
+    for dt, spec in sorted({(dt, _specialisation(*shape[1:])) for dt, shape in todo}):
+        a, w, c = _operands(torch, dt, *spec, "cuda")
+        for cfg in spaces[dt]:
+            try:
+                _launch(gemm_kernel, cfg, a, w, c, *spec)
+            except Exception:  # noqa: BLE001 - recorded when timed
+                pass
+    torch.cuda.synchronize()
+    print(f"loaded in {time.monotonic() - t0:.0f} s", flush=True)
+
+    flush = torch.empty(128 << 20, dtype=torch.uint8, device="cuda")
+    for dt in dtypes:
+        for index, (cat, m, n, k) in enumerate(SHAPES):
+            key = f"{dt}/{shape_key(m, n, k)}"
+            if key in data["results"]:
+                continue
+            if time.monotonic() - started > args.deadline:
+                print(f"deadline reached before {key}", flush=True)
+                break
+            a, w, c = _operands(torch, dt, m, n, k, "cuda")
+            times, best, t_shape = [], math.inf, time.monotonic()
+            for cfg in spaces[dt]:
+                try:
+                    t_first = _time(torch, lambda: _launch(gemm_kernel, cfg, a, w, c, m, n, k), flush, 1)
+                    if t_first > ABANDON * best:
+                        times.append(t_first)
+                        continue
+                    t = _time(torch, lambda: _launch(gemm_kernel, cfg, a, w, c, m, n, k), flush, REPS)
+                except Exception as e:  # noqa: BLE001 - out of resources etc.: recorded, not fatal
+                    print(f"  {key} {cfg.label()}: {type(e).__name__}: {str(e)[:120]}", flush=True)
+                    t = math.inf
+                times.append(t)
+                best = min(best, t)
+            autotune_s = time.monotonic() - t_shape
+            # Confirm the figures the score rests on: the model's pick and the sweep's three
+            # fastest, timed again with more repetitions (a sweep timing can catch a hiccup).
+            pick = select("matmul", (m, n, k), dt, args.device).best.config
+            top = sorted(range(len(times)), key=times.__getitem__)[:3]
+            confirm = {}
+            for cfg in {pick, *(spaces[dt][i] for i in top)}:
+                try:
+                    confirm[cfg.label()] = _time(torch, lambda: _launch(gemm_kernel, cfg, a, w, c, m, n, k),
+                                                 flush, CONFIRM_REPS)
+                except Exception:  # noqa: BLE001 - the sweep already recorded it
+                    pass
+            data["results"][key] = {"category": cat, "split": split(index), "m": m, "n": n, "k": k, "dtype": dt,
+                                    "configs": [c_.label() for c_ in spaces[dt]], "seconds": times,
+                                    "confirm": confirm, "autotune_wall_s": autotune_s}
+            flops = 2 * m * n * k
+            print(f"{key}: best {best * 1e6:.1f} us ({flops / best / 1e12:.0f} TFLOP/s), "
+                  f"{time.monotonic() - t_shape:.1f} s", flush=True)
+            out.write_text(json.dumps(data) + "\n")
+            del a, w, c
+    out.write_text(json.dumps(data) + "\n")
+
+
+def _time(torch, launch, flush, reps: int) -> float:
+    """Median seconds of `reps` launches, each after an L2 flush, by CUDA events.
+
+    A spin kernel after the flush keeps the GPU busy while Python launches the kernel, so the
+    start event is not followed by an idle gap the size of the launch overhead (which would
+    otherwise dominate, and flatten, every timing under ~30 us)."""
+    events = []
+    for _ in range(reps):
+        flush.zero_()
+        torch.cuda._sleep(SPIN_CYCLES)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        launch()
+        end.record()
+        events.append((start, end))
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in events) / 1e3
+
+
+# ------------------------------------------------------------------------------------------ score
+
+def kendall_tau(x: list[float], y: list[float]) -> float:
+    """Kendall's tau-b of two rankings (ties in either count as neither concordant nor discordant)."""
+    import numpy as np
+
+    a, b = np.asarray(x), np.asarray(y)
+    da = np.sign(a[:, None] - a[None, :])
+    db = np.sign(b[:, None] - b[None, :])
+    iu = np.triu_indices(len(a), 1)
+    s = float((da * db)[iu].sum())
+    ta, tb = float((da[iu] != 0).sum()), float((db[iu] != 0).sum())
+    return s / math.sqrt(ta * tb) if ta and tb else float("nan")
+
+
+def score(args) -> dict:
+    import numpy as np
+
+    from porter import hardware
+    from porter.perfmodel.gemm import Candidates, Gemm, evaluate
+    from porter.perfmodel.select import select, space
+
+    runs = {}
+    meta = {}
+    for path in args.raw:
+        raw = json.loads(Path(path).read_text())
+        runs.update(raw["results"])
+        meta = raw.get("meta", meta)
+    device = meta.get("device_model", args.device)
+    dev = hardware.get(device)
+    rows = []
+    for key, r in sorted(runs.items()):
+        # The model scores exactly what was measured; the configs it rules out predict inf.
+        by_label = {c.label(): c for c in space(dev, r["dtype"])}
+        missing = [lbl for lbl in r["configs"] if lbl not in by_label]
+        if missing:
+            raise SystemExit(f"{key}: {len(missing)} measured configs are no longer in the space, e.g. {missing[0]}")
+        cands = Candidates([by_label[lbl] for lbl in r["configs"]], dev, r["dtype"])
+        problem = Gemm(r["m"], r["n"], r["k"], r["dtype"])
+        predicted, _ = evaluate(problem, cands)
+        measured = np.asarray(r["seconds"], dtype=float)
+        ok = np.isfinite(measured) & np.isfinite(predicted)
+        pick = int(np.argmin(np.where(ok, predicted, np.inf)))
+        # Confirmed timings (more repetitions) replace the sweep's where the run took them.
+        confirmed = measured.copy()
+        for label, t in r.get("confirm", {}).items():
+            confirmed[r["configs"].index(label)] = t
+        measured = confirmed
+        best = int(np.argmin(measured))
+        t0 = time.perf_counter()
+        select("matmul", (r["m"], r["n"], r["k"]), r["dtype"], dev.name)
+        select_s = time.perf_counter() - t0
+        rows.append({"key": key, "category": r["category"], "split": r["split"], "dtype": r["dtype"],
+                     "m": r["m"], "n": r["n"], "k": r["k"], "candidates": int(ok.sum()),
+                     "pick": r["configs"][pick], "best": r["configs"][best],
+                     "pick_s": float(measured[pick]), "best_s": float(measured[best]),
+                     "predicted_pick_s": float(predicted[pick]),
+                     "ratio": float(measured[best] / measured[pick]),
+                     "tau": kendall_tau(list(predicted[ok]), list(measured[ok])),
+                     "select_s": select_s, "autotune_wall_s": r["autotune_wall_s"],
+                     "best_tflops": 2 * r["m"] * r["n"] * r["k"] / measured[best] / 1e12})
+    summary = {name: _summary([x for x in rows if keep(x)]) for name, keep in
+               (("all", lambda x: True), ("held-out", lambda x: x["split"] == "held-out"),
+                ("fit", lambda x: x["split"] == "fit"),
+                *((dt, (lambda d: lambda x: x["dtype"] == d)(dt)) for dt in DTYPES))}
+    report = {"meta": meta, "model_device": dev.name, "summary": summary, "rows": rows,
+              "scored": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv)}
+    _print(report)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+    if args.plot:
+        _plot(rows, Path(args.plot), meta)
+    return report
+
+
+def _summary(rows: list[dict]) -> dict:
+    if not rows:
+        return {}
+    ratios = [x["ratio"] for x in rows]
+    taus = [x["tau"] for x in rows if not math.isnan(x["tau"])]
+    return {"pairs": len(rows), "shapes": len({(x["m"], x["n"], x["k"]) for x in rows}),
+            "geomean_pick_over_best": math.exp(sum(map(math.log, ratios)) / len(ratios)),
+            "worst": min(ratios), "worst_key": min(rows, key=lambda x: x["ratio"])["key"],
+            "under_80pct": sum(r < 0.8 for r in ratios), "under_95pct": sum(r < 0.95 for r in ratios),
+            "median_kendall_tau": statistics.median(taus) if taus else float("nan"),
+            "mean_select_ms": 1e3 * statistics.fmean(x["select_s"] for x in rows),
+            "max_select_ms": 1e3 * max(x["select_s"] for x in rows),
+            "mean_autotune_s": statistics.fmean(x["autotune_wall_s"] for x in rows)}
+
+
+def _print(report: dict) -> None:
+    meta = report["meta"]
+    print(f"perfmodel vs exhaustive autotune on {meta.get('gpu', '?')} (measured {meta.get('date', '?')}, "
+          f"triton {meta.get('triton', '?')}); model device: {report['model_device']}")
+    print(f"{'set':<9} {'pairs':>5} {'geomean':>8} {'worst':>6} {'<80%':>5} {'<95%':>5} {'tau':>5} "
+          f"{'select ms':>9} {'autotune s':>10}")
+    for name, s in report["summary"].items():
+        if s:
+            print(f"{name:<9} {s['pairs']:>5} {s['geomean_pick_over_best']:>8.3f} {s['worst']:>6.3f} "
+                  f"{s['under_80pct']:>5} {s['under_95pct']:>5} {s['median_kendall_tau']:>5.2f} "
+                  f"{s['mean_select_ms']:>9.3f} {s['mean_autotune_s']:>10.2f}")
+    print("worst picks:")
+    for x in sorted(report["rows"], key=lambda x: x["ratio"])[:8]:
+        print(f"  {x['key']:<24} {x['ratio']:.3f}  pick {x['pick']}  best {x['best']}")
+
+
+def _plot(rows: list[dict], path: Path, meta: dict) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.5))
+    colors = {"bf16": "tab:blue", "fp16": "tab:green", "fp8": "tab:red"}
+    for dt, color in colors.items():
+        sel = [x for x in rows if x["dtype"] == dt]
+        left.scatter([x["predicted_pick_s"] * 1e6 for x in sel], [x["pick_s"] * 1e6 for x in sel],
+                     s=14, color=color, label=dt, alpha=0.8)
+    lo = min(min(x["predicted_pick_s"], x["pick_s"]) for x in rows) * 1e6 / 1.5
+    hi = max(max(x["predicted_pick_s"], x["pick_s"]) for x in rows) * 1e6 * 1.5
+    left.plot([lo, hi], [lo, hi], color="grey", lw=0.8)
+    left.set(xscale="log", yscale="log", xlabel="predicted time of the pick (us)",
+             ylabel="measured time of the pick (us)", title="model pick: predicted vs measured")
+    left.legend()
+    order = sorted(rows, key=lambda x: (x["dtype"], x["category"], x["m"] * x["n"] * x["k"]))
+    right.bar(range(len(order)), [x["ratio"] for x in order], color=[colors[x["dtype"]] for x in order], width=1.0)
+    right.axhline(0.95, color="black", lw=0.8, ls="--")
+    right.axhline(0.8, color="grey", lw=0.8, ls=":")
+    right.set(ylim=(0.5, 1.02), xlabel="shape (by dtype, category, size)", ylabel="pick / exhaustive best",
+              title="throughput of the pick against the autotuned best")
+    fig.suptitle(f"porter perfmodel on {meta.get('gpu', '?')}, {meta.get('date', '')}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+# ------------------------------------------------------------------------------------- crosscheck
+
+def crosscheck(args) -> None:
+    """Compile the model's gfx950 picks with Triton for AMD; compare LDS and occupancy with the model's."""
+    from porter import hardware
+    from porter.perfmodel.select import select
+    from porter.toolchains import triton_aot as aot
+
+    dev = hardware.get(args.arch)
+    work = Path(args.workdir)
+    picks = {}
+    for cat, m, n, k in SHAPES[:: max(1, len(SHAPES) // args.shapes)]:
+        for dt in ("bf16", "fp8"):
+            pred = select("matmul", (m, n, k), dt, dev.arch).best
+            picks.setdefault((dt, pred.config), (pred, f"{dt}/{shape_key(m, n, k)}"))
+    mismatches = 0
+    print(f"{'shape':<22} {'config':<40} {'LDS model':>9} {'LDS triton':>10} {'VGPR model':>10} "
+          f"{'VGPR+AGPR':>9} {'occ model':>9} {'occ comp':>8}")
+    for (dt, c), (pred, key) in sorted(picks.items(), key=lambda x: x[1][1]):
+        spec = aot.Specialisation(
+            signature={"a_ptr": f"*{'fp8e4nv' if dt == 'fp8' else dt}", "w_ptr": f"*{'fp8e4nv' if dt == 'fp8' else dt}",
+                       "c_ptr": "*bf16", "M": "i32", "N": "i32", "K": "i32", "stride_am": "i32",
+                       "stride_wn": "i32", "stride_cm": "i32"},
+            constexprs={"BLOCK_M": c.block_m, "BLOCK_N": c.block_n, "BLOCK_K": c.block_k, "GROUP_M": c.group_m},
+            divisible_by_16=("M", "N", "K", "stride_am", "stride_wn", "stride_cm"))
+        opts = aot.TritonAotOptions(target=dev.arch, num_warps=c.num_warps, num_stages=c.num_stages,
+                                    waves_per_eu=c.waves_per_eu, matrix_instr_nonkdim=c.matrix_instr_nonkdim,
+                                    kpack=c.kpack)
+        build, res = aot.compile_kernel(ROOT / "bench" / "gemm_kernel.py", "gemm_kernel", spec, opts,
+                                        work / f"{dt}-{c.label().replace(' ', '_')}")
+        if not build.ok or res is None:
+            print(f"{key:<22} {c.label():<40} compile failed: {build.stderr.strip().splitlines()[-1:]}")
+            mismatches += 1
+            continue
+        regs = (res.vgprs or 0) + (res.agprs or 0)
+        occ_model = pred.resident * c.num_warps // 4  # waves per SIMD
+        flag = ""
+        if res.lds_bytes != pred.lds_bytes:
+            flag += " LDS"
+        if res.occupancy is not None and res.occupancy != occ_model:
+            flag += " OCC"
+        mismatches += bool(flag)
+        print(f"{key:<22} {c.label():<40} {pred.lds_bytes:>9} {res.lds_bytes:>10} {pred.registers:>10} "
+              f"{regs:>9} {occ_model:>9} {res.occupancy!s:>8}{flag}")
+    print(f"{mismatches} of {len(picks)} picks differ from the compiler in LDS or occupancy")
+
+
+def main(argv: list[str] | None = None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    m = sub.add_parser("measure")
+    m.add_argument("--out", required=True)
+    m.add_argument("--dtypes", default=",".join(DTYPES))
+    m.add_argument("--device", default="h200", help="porter hardware entry of the GPU measured")
+    m.add_argument("--workers", type=int, default=max(1, (os.cpu_count() or 2) - 1))
+    m.add_argument("--deadline", type=float, default=1e9, help="seconds after which no new shape is started")
+    s = sub.add_parser("score")
+    s.add_argument("raw", nargs="+")
+    s.add_argument("--device", default="h200")
+    s.add_argument("--json")
+    s.add_argument("--plot")
+    c = sub.add_parser("crosscheck")
+    c.add_argument("--arch", default="gfx950")
+    c.add_argument("--shapes", type=int, default=12)
+    c.add_argument("--workdir", default="/tmp/porter-perfmodel-crosscheck")
+    args = p.parse_args(argv)
+    return {"measure": measure, "score": score, "crosscheck": crosscheck}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()

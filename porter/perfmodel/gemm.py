@@ -1,0 +1,316 @@
+"""An analytical model of a tiled GEMM (C[M,N] = A[M,K] @ B[K,N]) as Triton lowers it, on AMD and NVIDIA.
+
+Pure functions of (problem, configs, device): no GPU, no compiler, no state. One code path,
+vectorised over candidate configs with numpy, so `select` scores thousands of configs for a
+shape in well under a millisecond; `predict` is the same arithmetic on a single config.
+
+The model, in the shape of the published analytical GEMM models (../shared/HARDWARE.md,
+"Analytical GEMM selection"; AMD's tritonBLAS / origami):
+
+1. Resources per workgroup: LDS (shared memory) for the pipelined A and B tiles, registers per
+   lane for the fp32 accumulator and the operand fragments. They give the workgroups resident
+   per CU (SM) and rule out configs that cannot compile without spilling or overflowing LDS.
+2. Per K-iteration on one CU, three times, overlapped when the loop is pipelined:
+   - compute: 2·BM·BN·BK at the matrix unit's dense rate for the dtype (the device data),
+     derated on NVIDIA when the tile is too small for wgmma and Triton falls back to mma.sync;
+   - operand reads out of LDS (shared memory) into the matrix unit, at the CU's LDS bandwidth;
+   - global loads of the A and B tiles, at the smaller of the CU's L2 bandwidth and what the
+     pipeline keeps in flight (Little's law: (stages - 1) tiles per workgroup / DRAM latency).
+3. Waves of workgroups over the CUs: timesteps = ceil(tiles / (CUs x resident)); the last,
+   partial wave runs fewer workgroups per CU (wave quantisation).
+4. Per wave, the device-wide limits: all tile loads through L2; the unique A and B panels of
+   the concurrently resident tiles (with GROUP_M's grouped ordering) from DRAM, or once per
+   problem when A and B fit in L2. On AMD, workgroups go round-robin over the XCDs, each with
+   its own 4 MiB L2: every XCD fetches the wave's panels from the MALL, which holds A and B.
+5. Prologue (first loads, one DRAM latency) and epilogue (storing the C tile) per wave.
+
+What the model does not know is said where it matters: the compiler's real register and LDS
+allocation (checked against Triton's AOT compile by bench/perfmodel_validate.py --cross-check),
+bank conflicts, clock throttling under load, and instruction-issue limits beyond the above.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from porter.hardware import Device
+from porter.perfmodel.roofline import RowConfig
+
+# Bytes per element of the operands as Triton sees them; the output is bf16/fp16 (2 B), as in
+# the usual fp8 GEMM with a 16-bit result.
+ELEM_BYTES = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
+OUT_BYTES = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 2}
+
+# Instruction K (elements) of the matrix instructions Triton emits, by vendor and operand bytes:
+# NVIDIA mma.sync m16n8k16 / wgmma k16 for 16-bit, k32 for fp8 (PTX ISA); AMD gfx950
+# v_mfma_f32_16x16x32_{bf16,f16} and the fp8 16x16x128 / 32x32x64 forms (../shared/HARDWARE.md).
+MIN_BLOCK_K = {("nvidia", 4): 8, ("nvidia", 2): 16, ("nvidia", 1): 32,
+               ("amd", 4): 4, ("amd", 2): 32, ("amd", 1): 64}
+# Registers per lane besides the accumulator and operand fragments: addresses, loop state,
+# masks. An estimate; the AOT cross-check reports the compiler's real count.
+REGISTER_OVERHEAD = 40
+# Triton's largest block on NVIDIA (1024 threads) and AMD (16 waves x 64); max resident blocks.
+MAX_WORKGROUPS_PER_CU = {"nvidia": 32, "amd": 32}
+LAUNCH_OVERHEAD_S = 3e-6
+VGPR_GRANULE = 8
+
+
+@dataclass(frozen=True)
+class GemmConfig:
+    """One Triton launch configuration of a GEMM kernel. AMD-only knobs are 0 where unused."""
+
+    block_m: int
+    block_n: int
+    block_k: int
+    group_m: int = 8
+    num_warps: int = 4
+    num_stages: int = 2
+    waves_per_eu: int = 0
+    matrix_instr_nonkdim: int = 0
+    kpack: int = 1
+
+    def knobs(self, vendor: str) -> dict[str, int]:
+        """The Config's keyword arguments (AMD knobs only on AMD)."""
+        out = {"num_warps": self.num_warps, "num_stages": self.num_stages}
+        if vendor == "amd":
+            out |= {"waves_per_eu": self.waves_per_eu, "matrix_instr_nonkdim": self.matrix_instr_nonkdim,
+                    "kpack": self.kpack}
+        return out
+
+    def label(self) -> str:
+        s = f"{self.block_m}x{self.block_n}x{self.block_k} g{self.group_m} w{self.num_warps} s{self.num_stages}"
+        if self.matrix_instr_nonkdim or self.waves_per_eu or self.kpack != 1:
+            s += f" wpe{self.waves_per_eu} mi{self.matrix_instr_nonkdim} kp{self.kpack}"
+        return s
+
+
+FIELDS = tuple(f.name for f in fields(GemmConfig))
+
+
+@dataclass(frozen=True)
+class Gemm:
+    m: int
+    n: int
+    k: int
+    dtype: str = "bf16"
+
+    def __post_init__(self) -> None:
+        if min(self.m, self.n, self.k) < 1:
+            raise ValueError(f"GEMM shape must be positive, got M={self.m} N={self.n} K={self.k}")
+        if self.dtype not in ELEM_BYTES:
+            raise ValueError(f"unknown GEMM dtype {self.dtype!r}; known: {', '.join(ELEM_BYTES)}")
+
+    @property
+    def flops(self) -> float:
+        return 2.0 * self.m * self.n * self.k
+
+
+class Candidates:
+    """A set of configs as columns (one numpy array per field), and what does not depend on the shape.
+
+    Built once per (device, dtype) and reused for every shape: resources, residency and the
+    per-iteration costs of a tile depend only on the config.
+    """
+
+    def __init__(self, configs: list[GemmConfig], dev: Device, dtype: str):
+        if not configs:
+            raise ValueError("no candidate configs")
+        self.configs = configs
+        self.device = dev
+        self.dtype = dtype
+        col = {f: np.array([getattr(c, f) for c in configs], dtype=np.float64) for f in FIELDS}
+        self.bm, self.bn, self.bk = col["block_m"], col["block_n"], col["block_k"]
+        self.gm, self.nw, self.ns = col["group_m"], col["num_warps"], col["num_stages"]
+        self.wpe, self.nonk, self.kpack = col["waves_per_eu"], col["matrix_instr_nonkdim"], col["kpack"]
+        _tile_costs(self, dev, dtype)
+
+    def __len__(self) -> int:
+        return len(self.configs)
+
+
+def _warp_grid(bm, bn, nw, min_m):
+    """Warps along M and N as Triton's MMA layouts place them: along M while rows last (min_m rows
+    per warp, or per warpgroup of 4 on wgmma), the rest along N."""
+    along_m = np.minimum(nw, np.maximum(1, bm // min_m))
+    return along_m, nw / along_m
+
+
+def _tile_costs(c: Candidates, dev: Device, dtype: str) -> None:
+    """Shape-independent terms: legality, LDS and registers, residency, per-iteration cycles."""
+    a_b, lanes, amd = ELEM_BYTES[dtype], dev.wave_size, dev.vendor == "amd"
+    spec, model = dev.spec, dev.model
+    threads = c.nw * lanes
+    tile_bytes = (c.bm + c.bn) * c.bk * a_b
+    # LDS: num_stages buffers of the A and B tiles on both backends. (../shared/HARDWARE.md says
+    # ~(num_stages - 1) on AMD; Triton 3.9's gfx950 compile allocates num_stages: every pick of
+    # `bench/perfmodel_validate.py crosscheck` had exactly twice that at num_stages=2.)
+    buffers = np.maximum(1, c.ns)
+    c.lds = buffers * tile_bytes
+
+    # The matrix-unit path and how warps tile the block.
+    if amd:
+        wgmma = np.zeros_like(c.bm, dtype=bool)
+        nonk = np.where(c.nonk == 0, 16, c.nonk)
+        wm_n, wn_n = _warp_grid(c.bm, c.bn, c.nw, nonk)
+    else:
+        wgmma = (dev.arch == "sm_90") & (c.nw % 4 == 0) & (c.bm >= 64)
+        wm_wg, wn_wg = _warp_grid(c.bm, c.bn, c.nw / 4, 64)  # warpgroups
+        wm_n = np.where(wgmma, wm_wg, _warp_grid(c.bm, c.bn, c.nw, 16)[0])
+        wn_n = np.where(wgmma, wn_wg, _warp_grid(c.bm, c.bn, c.nw, 16)[1])
+    wm, wn = c.bm / wm_n, c.bn / wn_n  # rows and columns per warp (per warpgroup on wgmma)
+
+    # Registers per lane: the fp32 accumulator spread over the block's threads, the A/B fragments
+    # a warp holds for one BK step (none on wgmma: its operands stay in shared memory), overhead.
+    acc = c.bm * c.bn / threads
+    frags = np.where(wgmma, 0.0, (wm + wn) * c.bk * a_b / 4 / lanes)
+    regs = acc + frags + REGISTER_OVERHEAD
+    if amd:
+        # AMD's pipeliner stages the next A and B tiles through VGPRs on their way to LDS, and
+        # double-buffers the operand fragments it reads out of LDS (the AOT cross-check's counts).
+        regs = regs + frags + tile_bytes / (threads * 4)
+    if amd:
+        regs = np.ceil(regs / VGPR_GRANULE) * VGPR_GRANULE
+    c.regs = regs
+    max_regs = spec.max_registers_per_lane.value
+    if amd:  # waves_per_eu N caps the VGPRs at what N waves per SIMD can have
+        cap = np.where(c.wpe > 0, np.floor(max_regs / np.maximum(c.wpe, 1) / VGPR_GRANULE) * VGPR_GRANULE, max_regs)
+    else:
+        cap = np.full_like(regs, max_regs)
+
+    min_k = MIN_BLOCK_K[(dev.vendor, a_b)]
+    # A warp's share of the tile must hold whole matrix instructions: 16 or 32 square on AMD
+    # (matrix_instr_nonkdim), m16n8 for mma.sync; a warpgroup's wgmma is m64 by construction.
+    fits_warp = (wm >= nonk) & (wn >= nonk) if amd else (wm >= 16) & (wn >= 8)
+    c.legal = ((c.lds <= spec.lds_bytes_per_workgroup.value) & (regs <= cap) & (c.bk >= min_k)
+               & (threads <= 1024) & fits_warp)
+    if amd and dev.arch == "gfx950":
+        c.legal &= c.kpack == 1  # gfx950 accepts only kpack=1 (Triton's AMD backend overrides others)
+
+    # Residency: LDS, warps, registers and the hardware's block limit, whichever binds first.
+    by_lds = np.floor(spec.lds_bytes_per_cu.value / c.lds)
+    by_waves = np.floor(spec.max_waves_per_cu.value / c.nw)
+    by_regs = np.floor(spec.register_bytes_per_cu.value / (regs * 4 * threads))
+    c.resident = np.maximum(1, np.minimum.reduce([by_lds, by_waves, by_regs,
+                                                 np.full_like(by_lds, MAX_WORKGROUPS_PER_CU[dev.vendor])]))
+
+    # Per K-iteration cycles of one workgroup on a CU.
+    flops_clk = dev.flops_per_clk_per_cu(dtype)
+    rate = dev.model.matrix_efficiency.value * np.where(wgmma | amd, 1.0, dev.model.fallback_matrix_efficiency.value)
+    c.compute_clk = 2 * c.bm * c.bn * c.bk / (flops_clk * rate)
+    # Operand reads from LDS: each warp reads its A rows and B columns (mma.sync, MFMA); a
+    # warpgroup's wgmma reads A once per 64 rows and B once per 64-row instruction.
+    op_bytes = np.where(wgmma, (c.bm + np.ceil(c.bm / 64) * c.bn) * c.bk * a_b, c.nw * (wm + wn) * c.bk * a_b)
+    lds_clk_rate = model.lds_bytes_per_clk_per_cu.value
+    if amd and dev.arch == "gfx942":  # kpack=2 turns 64-bit LDS reads into 128-bit ones (AMD Triton docs)
+        lds_clk_rate = np.where(c.kpack == 2, lds_clk_rate, lds_clk_rate / 2)
+    c.lds_clk = op_bytes / lds_clk_rate
+    c.pipelined = c.ns >= 2
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The model's view of one config on one shape. Times in seconds."""
+
+    config: GemmConfig | RowConfig
+    time_s: float
+    tflops: float
+    bound: str  # compute, lds, memory-latency, l2, dram, mall
+    waves: int  # timesteps of workgroups over the device
+    resident: int  # workgroups per CU
+    lds_bytes: int
+    registers: int  # estimated per lane
+    utilization: float  # useful MNK / launched MNK
+
+
+BOUNDS = ("compute", "lds", "memory-latency", "l2", "dram", "mall")
+
+
+def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
+    """Predicted seconds for every candidate (inf where illegal), and the index of what binds."""
+    dev, a_b, o_b = c.device, ELEM_BYTES[problem.dtype], OUT_BYTES[problem.dtype]
+    if problem.dtype != c.dtype:
+        raise ValueError(f"candidates were built for {c.dtype}, problem is {problem.dtype}")
+    m, n, k = problem.m, problem.n, problem.k
+    clk = dev.clock_hz
+    cus = dev.cus
+    latency = dev.model.dram_latency_ns.value * 1e-9
+    cu_bw = dev.model.l2_bytes_per_clk_per_cu.value * clk
+    overhead = dev.model.iteration_overhead_clk.value / clk
+    tiles_m, tiles_n = np.ceil(m / c.bm), np.ceil(n / c.bn)
+    tiles = tiles_m * tiles_n
+    iters = np.ceil(k / c.bk)
+    # Bytes a K-step loads: rows and columns past the matrix edge are masked, never fetched.
+    tile_bytes = (np.minimum(c.bm, m) + np.minimum(c.bn, n)) * c.bk * a_b
+    slots = cus * c.resident
+
+    # Waves: full ones with `resident` workgroups per CU, then a last one with fewer.
+    full = np.floor(tiles / slots)
+    rest = tiles - full * slots
+    per_cu_last = np.ceil(rest / cus)
+
+    def wave_time(per_cu, active):
+        """Seconds for one wave with `per_cu` workgroups on each busy CU, `active` in all; and what binds."""
+        compute = per_cu * c.compute_clk / clk
+        lds = per_cu * c.lds_clk / clk
+        # Global loads of one K-step for the CU's workgroups: the bytes at the CU's L2 bandwidth,
+        # and, with (stages - 1) steps in flight per workgroup, one latency per that many steps.
+        transfer = per_cu * tile_bytes / cu_bw
+        load = np.maximum(transfer, (latency + transfer) / np.maximum(1, c.ns - 1))
+        core = np.maximum(compute, lds)
+        # The CU's matrix unit is shared by its workgroups, but each workgroup also waits on its
+        # own loop overhead (barriers, waits for its operands): one workgroup alone cannot fill
+        # the unit; a second one fills the first one's gaps.
+        own = core / per_cu + overhead
+        busy = np.maximum(core, own)
+        step = np.where(c.pipelined, np.maximum(busy, load), busy + load)
+        per_iter_bound = np.select([step < load * 1.0001, core == compute], [2, 0], 1)
+        cu_time = iters * step + latency + per_cu * c.bm * c.bn * o_b / cu_bw
+        # Device-wide: every tile load crosses L2; unique panels come from DRAM (or the MALL).
+        l2_bytes = active * iters * tile_bytes
+        rows = np.minimum(tiles_m, np.minimum(c.gm, active) * np.ceil(active / (c.gm * tiles_n)))
+        cols = np.minimum(tiles_n, np.ceil(active / np.minimum(c.gm, tiles_m)))
+        unique = (np.minimum(rows * c.bm, m) + np.minimum(cols * c.bn, n)) * k * a_b
+        whole = (m + n) * k * a_b
+        share = active / tiles
+        out = active * c.bm * c.bn * o_b
+        hbm = dev.spec.hbm_tbps.value * 1e12
+        l2_time = l2_bytes / (dev.model.l2_tbps.value * 1e12)
+        if dev.vendor == "amd":
+            mall_time = np.minimum(dev.xcds * unique, l2_bytes) / (dev.model.mall_tbps.value * 1e12)
+            dram_bytes = np.where(whole <= dev.spec.mall_bytes.value, whole * share, unique)
+        else:
+            mall_time = np.zeros_like(l2_time)
+            dram_bytes = np.where(whole <= dev.l2_bytes / 2, whole * share, unique)
+        dram_time = (dram_bytes + out) / hbm
+        t = np.maximum.reduce([cu_time, l2_time, dram_time, mall_time])
+        bound = np.select([t == cu_time, t == l2_time, t == dram_time], [per_iter_bound, 3, 4], 5)
+        return t, bound
+
+    t_full, b_full = wave_time(c.resident, slots)
+    t_last, b_last = wave_time(np.maximum(per_cu_last, 1), np.maximum(rest, 1))
+    total = full * t_full + np.where(rest > 0, t_last, 0.0) + LAUNCH_OVERHEAD_S
+    bound = np.where(full > 0, b_full, b_last)
+    return np.where(c.legal, total, np.inf), bound
+
+
+def prediction(problem: Gemm, c: Candidates, i: int, seconds: np.ndarray, bound: np.ndarray) -> Prediction:
+    cfg = c.configs[i]
+    tiles = np.ceil(problem.m / cfg.block_m) * np.ceil(problem.n / cfg.block_n)
+    launched = tiles * cfg.block_m * cfg.block_n * np.ceil(problem.k / cfg.block_k) * cfg.block_k
+    return Prediction(config=cfg, time_s=float(seconds[i]), tflops=problem.flops / float(seconds[i]) / 1e12,
+                      bound=BOUNDS[int(bound[i])], waves=int(np.ceil(tiles / (c.device.cus * c.resident[i]))),
+                      resident=int(c.resident[i]), lds_bytes=int(c.lds[i]), registers=int(c.regs[i]),
+                      utilization=float(problem.m * problem.n * problem.k / launched))
+
+
+def predict(problem: Gemm, config: GemmConfig, dev: Device) -> Prediction:
+    """The model on one config. Raises ValueError when the config cannot run on the device."""
+    c = Candidates([config], dev, problem.dtype)
+    if not c.legal[0]:
+        raise ValueError(f"{config.label()} is not a legal {problem.dtype} config on {dev.name}: "
+                         f"LDS {int(c.lds[0])} B (max {int(dev.spec.lds_bytes_per_workgroup.value)}), "
+                         f"~{int(c.regs[0])} registers per lane")
+    seconds, bound = evaluate(problem, c)
+    return prediction(problem, c, 0, seconds, bound)

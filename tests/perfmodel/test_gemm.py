@@ -1,0 +1,84 @@
+"""The GEMM model against hand-worked numbers (each with where it comes from)."""
+
+import math
+
+import pytest
+
+from porter import hardware
+from porter.perfmodel.gemm import Candidates, Gemm, GemmConfig, evaluate, predict
+
+MI350X = hardware.get("gfx950")
+H200 = hardware.get("h200")
+
+
+def test_lds_follows_each_backends_pipeliner():
+    cfg = GemmConfig(128, 128, 64, num_warps=4, num_stages=2, matrix_instr_nonkdim=16)
+    # AMD's stream pipeliner: (num_stages - 1) x (A tile + B tile) = 1 x (128 + 128) x 64 x 2 B
+    assert predict(Gemm(4096, 4096, 4096), cfg, MI350X).lds_bytes == 32768
+    # NVIDIA: num_stages buffers: 3 x 32768 B
+    nv = GemmConfig(128, 128, 64, num_warps=4, num_stages=3)
+    assert predict(Gemm(4096, 4096, 4096), nv, H200).lds_bytes == 98304
+
+
+def test_a_config_that_overflows_lds_is_refused():
+    # 2 x (256 + 256) x 128 x 2 B = 256 KiB of buffers > 160 KiB on gfx950
+    cfg = GemmConfig(256, 256, 128, num_warps=8, num_stages=3, matrix_instr_nonkdim=16)
+    with pytest.raises(ValueError, match="not a legal bf16 config on MI350X"):
+        predict(Gemm(4096, 4096, 4096), cfg, MI350X)
+
+
+def test_gfx950_accepts_only_kpack_1():
+    cfg = GemmConfig(128, 128, 64, num_warps=4, num_stages=2, matrix_instr_nonkdim=16, kpack=2)
+    with pytest.raises(ValueError):
+        predict(Gemm(4096, 4096, 4096), cfg, MI350X)
+
+
+def test_compute_bound_shape_stays_under_the_sustained_peak():
+    p = predict(Gemm(8192, 8192, 8192), GemmConfig(256, 128, 64, num_warps=8, num_stages=3), H200)
+    sustained = H200.peak_tflops("bf16") * H200.model.matrix_efficiency.value
+    assert p.bound == "compute"
+    assert 0.6 * sustained < p.tflops <= sustained
+
+
+def test_wave_quantisation_one_tile_past_a_full_wave_costs_a_wave():
+    cfg = GemmConfig(256, 128, 64, num_warps=8, num_stages=3)
+    resident = predict(Gemm(256, 128, 8192), cfg, H200).resident
+    slots = H200.cus * resident
+    full = predict(Gemm(256 * slots, 128, 8192), cfg, H200)  # exactly one wave of tiles
+    over = predict(Gemm(256 * slots + 1, 128, 8192), cfg, H200)  # one tile more
+    assert (full.waves, over.waves) == (1, 2)
+    assert over.time_s > 1.3 * full.time_s
+    assert over.utilization == pytest.approx((256 * slots + 1) / (256 * (slots + 1)))
+
+
+def test_masked_edges_are_not_fetched():
+    # M = 16 rows in a 64-row tile: the A loads past row 16 are masked, so a 64-row tile moves
+    # no more bytes than a 16-row one; only its compute is wasted.
+    small, big = GemmConfig(16, 64, 128, num_stages=4), GemmConfig(64, 64, 128, num_stages=4)
+    t16 = predict(Gemm(16, 8192, 8192), small, H200)
+    t64 = predict(Gemm(16, 8192, 8192), big, H200)
+    assert t64.utilization == pytest.approx(0.25)
+    assert t64.time_s < 1.5 * t16.time_s
+
+
+def test_vectorised_and_single_config_paths_agree():
+    configs = [GemmConfig(bm, bn, 64, num_warps=w, num_stages=s)
+               for bm in (64, 128) for bn in (64, 128) for w in (4, 8) for s in (2, 3)]
+    problem = Gemm(3000, 5000, 2000)
+    seconds, _ = evaluate(problem, Candidates(configs, H200, "bf16"))
+    for cfg, t in zip(configs, seconds):
+        assert predict(problem, cfg, H200).time_s == pytest.approx(float(t))
+
+
+def test_doubling_k_roughly_doubles_a_compute_bound_gemm():
+    cfg = GemmConfig(256, 256, 64, num_warps=8, num_stages=2, matrix_instr_nonkdim=16)
+    t1 = predict(Gemm(8192, 8192, 4096), cfg, MI350X).time_s
+    t2 = predict(Gemm(8192, 8192, 8192), cfg, MI350X).time_s
+    assert math.isclose(t2 / t1, 2.0, rel_tol=0.1)
+
+
+def test_bad_problems_are_errors():
+    with pytest.raises(ValueError, match="positive"):
+        Gemm(0, 1, 1)
+    with pytest.raises(ValueError, match="unknown GEMM dtype"):
+        Gemm(1, 1, 1, "int4")
