@@ -201,6 +201,31 @@ class KernelCheck(Frozen):
     reason: str = ""
 
 
+class PerfEstimate(Frozen):
+    """The perfmodel's predicted time of one ported kernel against its direct-hipify baseline.
+
+    A prediction, never a measurement: shown as "estimated (perfmodel, gfx950)" wherever it is
+    shown (porter.perfmodel; the Triton GEMM estimate is agents/verifier/estimate.py).
+    """
+
+    kernel: str
+    device: str = "gfx950"
+    shape: tuple[int, int, int]  # M, N, K of the GEMM the times are for
+    dtype: str  # the perfmodel's operand dtype: fp16, bf16, ...
+    shape_from: str  # where M, N, K came from: the spec's arguments, or a default and why
+    port_config: str = ""  # the config the prediction is for (the best of an autotune list)
+    port_us: float | None = None
+    baseline_config: str = ""  # the original's config, run unchanged on the device
+    baseline_us: float | None = None
+    ratio: float | None = None  # port / baseline: < 1 is faster
+    verdict: Literal["faster", "slower", "equal", "baseline-does-not-fit", "port-does-not-fit", "not-estimated"]
+    reason: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"estimated (perfmodel, {self.device})"
+
+
 class UnitResult(Frozen):
     """The verifier's evidence for one translation unit."""
 
@@ -211,6 +236,7 @@ class UnitResult(Frozen):
     kernels: tuple[KernelResources, ...] = ()
     checks: tuple[KernelCheck, ...] = ()  # numerics and timing, when an executor ran the kernels
     controls: tuple[str, ...] = ()  # "kernel: summary" of the original built for NVIDIA (Triton's PTX control)
+    estimates: tuple[PerfEstimate, ...] = ()  # predicted, not measured: GEMM-like Triton kernels without an AMD GPU
     failure_class: str = ""  # e.g. "missing-declaration", "syntax", "sync-mask-width"
     reason: str = ""  # for not-checked: why (missing toolchain, not a unit, ...)
 

@@ -1,12 +1,13 @@
 """Triton launch configurations re-derived for gfx950, and what the TRI rules read from Triton sources.
 
 Pure functions: `derive(...)` turns the knobs an NVIDIA author chose (num_warps, num_stages, tile sizes) into
-  AMD's documented defaults for the MI350X (shared/HARDWARE.md, "Triton on AMD: the knobs").
-  TRI020 (autotune config lists) and TRI021 (launch keyword arguments) apply it. These are
-  defaults, not a tuning: the perfmodel (issue 6) will pick per shape. What the rules read from
-  Triton sources (kernels, their dots, import aliases) is porter/triton_source.py.
+  gfx950 knobs. TRI020 (autotune config lists) and TRI021 (launch keyword arguments) apply it.
+  For a GEMM-like kernel whose tiles are visible, `model_knobs` lets porter's perfmodel pick
+  the knobs for those tiles (below); otherwise AMD's documented defaults for the MI350X apply
+  (shared/HARDWARE.md, "Triton on AMD: the knobs"). What the rules read from Triton sources
+  (kernels, their dots, import aliases) is porter/triton_source.py.
 
-The derivation, knob by knob (AMD's Triton backend, third_party/amd/backend/compiler.py HIPOptions):
+The defaults, knob by knob (AMD's Triton backend, third_party/amd/backend/compiler.py HIPOptions):
 - num_warps counts 64-lane wavefronts on AMD (workgroup = num_warps x 64 threads), 32-lane warps
   on NVIDIA. An NVIDIA count sized the threads of a program (elements per thread, registers per
   thread); halving it keeps that thread count, so the per-thread work and register pressure the
@@ -21,11 +22,24 @@ The derivation, knob by knob (AMD's Triton backend, third_party/amd/backend/comp
   256-VGPR step, and the hint keeps it at 2 waves per SIMD instead of 1.
 - matrix_instr_nonkdim=16 (16x16 MFMA, the full-rate v_mfma_f32_16x16x32 on gfx950) and kpack=1
   (gfx950 accepts only 1; the backend overwrites anything else with a warning).
+
+The perfmodel pick (issue 6): the tiles are the author's and stay; every legal combination of
+num_warps 4/8, num_stages 1/2, waves_per_eu 0/2 and matrix_instr_nonkdim 16/32 (kpack 1) for
+them is scored by porter.perfmodel.gemm on a few representative shapes, and the least total
+predicted time wins. Fused attention (two dots) keeps the defaults: the GEMM model does not
+describe it.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from porter import hardware
+from porter.perfmodel.gemm import Candidates, Gemm, GemmConfig, evaluate
 
 
 # LLVM AMDGPU: addressable LDS per workgroup on gfx950 (shared/HARDWARE.md, Devices).
@@ -35,7 +49,21 @@ MAX_WAVES_PER_WORKGROUP = 1024 // WAVE
 # Operand element size when the source does not say: fp16/bf16, the usual dot operands.
 DEFAULT_ELEM_BYTES = 2
 AMD_GEMM_EXTRAS = ("waves_per_eu", "matrix_instr_nonkdim", "kpack")
-NOTE = "AMD defaults; the perfmodel (issue 6) will pick per shape"
+# What a triton.Config or a launch that omits the knob runs with (Triton's defaults).
+CONFIG_DEFAULTS = {"num_warps": 4, "num_stages": 3}
+# The constexpr names a config or launch gives its tiles under: KernelShape's block_m .. group_m.
+TILE_KEYS = {"m": ("BLOCK_M", "BLOCK_SIZE_M"), "n": ("BLOCK_N", "BLOCK_SIZE_N"), "k": ("BLOCK_K", "BLOCK_SIZE_K"),
+             "group": ("GROUP_M", "GROUP_SIZE_M")}
+NOTE = "AMD defaults"
+# What model_knobs scores a tile on: a square GEMM, a decode-like skinny one (16 tokens), and a
+# tall one with a narrow N. The pick is the least total time over them.
+REPRESENTATIVE_SHAPES = ((4096, 4096, 4096), (16, 4096, 4096), (8192, 1024, 4096))
+# The knobs model_knobs tries, in order of preference: on a tie (the model often cannot tell
+# num_warps or matrix_instr_nonkdim apart) the first wins, i.e. AMD's usual GEMM config.
+KNOB_SPACE = {"num_warps": (4, 8), "num_stages": (2, 1, 3), "waves_per_eu": (0, 2), "matrix_instr_nonkdim": (16, 32)}
+# Operand bytes -> the dtype the perfmodel rates. 4 B operands of tl.dot run as tf32 on NVIDIA
+# (Triton's default input_precision), which gfx950 has no matrix rate for: defaults then.
+MODEL_DTYPES = {2: "bf16", 1: "fp8", 4: "tf32"}
 # AMD-only knobs are passed through this helper, which the shim agent defines in the module
 # (SHIM030): NVIDIA's backend rejects unknown launch options ("Keyword argument waves_per_eu was
 # specified but unrecognised", Triton 3.6 on an H200), and a port must still run there.
@@ -55,6 +83,7 @@ class KernelShape:
     block_m: int | None = None
     block_n: int | None = None
     block_k: int | None = None
+    group_m: int | None = None  # GROUP_M / GROUP_SIZE_M when the config or launch says
 
     @property
     def gemm(self) -> bool:
@@ -73,6 +102,7 @@ class AmdConfig:
     matrix_instr_nonkdim: int | None = None
     kpack: int | None = None
     lds_bytes: int | None = None
+    origin: str = NOTE  # where the knobs came from, for the rules' messages
 
     def extras(self) -> dict[str, int]:
         """The AMD-only knobs to add (GEMM-like kernels), in a fixed order."""
@@ -120,17 +150,67 @@ def amd_waves_per_eu(shape: KernelShape, num_warps: int) -> int:
     return 2 if acc_vgprs >= 128 else 0
 
 
+@dataclass(frozen=True)
+class KnobChoice:
+    """The perfmodel's knobs for one tile (None when it cannot choose), and where they came from."""
+
+    config: GemmConfig | None
+    origin: str
+    lds_bytes: int | None = None  # what the model counts for the pick
+
+
+@cache
+def model_knobs(shape: KernelShape, elem_bytes: int = DEFAULT_ELEM_BYTES, arch: str = "gfx950") -> KnobChoice:
+    """The perfmodel's pick of num_warps, num_stages, waves_per_eu, matrix_instr_nonkdim (kpack 1) for `shape`'s tiles.
+
+    Every combination in KNOB_SPACE is predicted on REPRESENTATIVE_SHAPES; illegal ones (LDS or
+    registers overflow) are infinite. The least total time wins; ties go to the earlier entry of
+    KNOB_SPACE. No choice (config None, the reason in `origin`) for fused attention, hidden
+    tiles, a dtype the device has no matrix rate for, or when no combination is legal.
+    """
+    if not shape.gemm or shape.attention:
+        return KnobChoice(None, NOTE if not shape.gemm else f"{NOTE} (fused attention: no GEMM model)")
+    if None in (shape.block_m, shape.block_n, shape.block_k):
+        return KnobChoice(None, f"{NOTE} (tile sizes not visible)")
+    dev = hardware.get(arch)
+    dtype = MODEL_DTYPES.get(elem_bytes, "")
+    try:
+        dev.peak_tflops(dtype)
+    except KeyError:
+        return KnobChoice(None, f"{NOTE} (the perfmodel has no {dtype or f'{elem_bytes}-byte'} matrix rate for {arch})")
+    configs = [GemmConfig(shape.block_m, shape.block_n, shape.block_k, group_m=shape.group_m or 8,  # type: ignore[arg-type]
+                          num_warps=nw, num_stages=ns, waves_per_eu=wpe, matrix_instr_nonkdim=nonk, kpack=1)
+               for nw, ns, wpe, nonk in itertools.product(*KNOB_SPACE.values())]
+    cands = Candidates(configs, dev, dtype)
+    times = [evaluate(Gemm(m, n, k, dtype), cands)[0] for m, n, k in REPRESENTATIVE_SHAPES]
+    total = np.sum(times, axis=0)
+    best = int(np.argmin(total))  # the first of equal minima
+    if not np.isfinite(total[best]):
+        return KnobChoice(None, f"{NOTE} (no knob combination for these tiles fits {arch} in the perfmodel)")
+    m, n, k = REPRESENTATIVE_SHAPES[0]
+    return KnobChoice(configs[best], f"perfmodel pick for {arch} ({times[0][best] * 1e6:.1f} us predicted at {m}x{n}x{k})",
+                      int(cands.lds[best]))
+
+
 def derive(nv_warps: int | None, nv_stages: int | None, shape: KernelShape,
            elem_bytes: int = DEFAULT_ELEM_BYTES) -> AmdConfig:
     """The gfx950 knobs for one NVIDIA config (None where the source left a knob to its default).
 
     A GEMM-like kernel always gets num_stages (Config's default is 3, deeper than AMD's 2) and the
-    AMD-only knobs; other kernels only have the knobs their author wrote re-derived.
+    AMD-only knobs: the perfmodel's pick when it can make one (model_knobs), else AMD's defaults.
+    Other kernels only have the knobs their author wrote re-derived.
     """
     warps = amd_num_warps(nv_warps, shape) if nv_warps is not None else None
     stages = amd_num_stages(nv_stages, shape, elem_bytes)
     if not shape.gemm:
         return AmdConfig(warps, stages)
+    choice = model_knobs(shape, elem_bytes)
+    if choice.config is not None:
+        c = choice.config
+        return AmdConfig(c.num_warps, c.num_stages, waves_per_eu=c.waves_per_eu,
+                         matrix_instr_nonkdim=c.matrix_instr_nonkdim, kpack=c.kpack,
+                         lds_bytes=choice.lds_bytes, origin=choice.origin)
     waves_for_acc = warps if warps is not None else 4  # Config's default num_warps
     return AmdConfig(warps, stages, waves_per_eu=amd_waves_per_eu(shape, waves_for_acc),
-                     matrix_instr_nonkdim=16, kpack=1, lds_bytes=lds_bytes(shape, stages or 1, elem_bytes))
+                     matrix_instr_nonkdim=16, kpack=1, lds_bytes=lds_bytes(shape, stages or 1, elem_bytes),
+                     origin=choice.origin)

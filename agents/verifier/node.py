@@ -197,7 +197,10 @@ def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:
 
 def verify_triton(state: PortState, ws: Workspace, unit: str) -> UnitResult:
     """A Triton module: each [[verify.triton]] kernel compiled for gfx950 (the PTX build of the
-    original as the control) and run under Triton's interpreter against the original."""
+    original as the control) and run under Triton's interpreter against the original. A GEMM-like
+    kernel also gets the perfmodel's estimate of its gfx950 time against the direct hipify's
+    (agents/verifier/estimate.py): a prediction, labelled as one, that never fails the unit."""
+    from porter.agents.verifier.estimate import estimate_kernel
     from porter.verify.spec import SpecError, load_spec
     from porter.verify.triton_units import verify_triton_unit
 
@@ -208,4 +211,10 @@ def verify_triton(state: PortState, ws: Workspace, unit: str) -> UnitResult:
     if not entries:
         return UnitResult(unit=unit, verdict="not-checked",
                           reason="Triton module with no [[verify.triton]] spec in porter.toml: nothing says how to launch it")
-    return verify_triton_unit(Path(state.source), ws.root, entries, ws.state_dir / "build" / unit, unit=unit).unit_result()
+    result = verify_triton_unit(Path(state.source), ws.root, entries, ws.state_dir / "build" / unit, unit=unit).unit_result()
+    original, port = Path(state.source) / unit, ws.root / unit
+    if not (original.is_file() and port.is_file()):
+        return result
+    texts = original.read_text(encoding="utf-8"), port.read_text(encoding="utf-8")
+    estimates = tuple(e for entry in entries if (e := estimate_kernel(entry, *texts)) is not None)
+    return result.model_copy(update={"estimates": estimates})

@@ -32,8 +32,8 @@ def space(dev: Device, dtype: str) -> list[GemmConfig]:
     """Every config the selector considers for dtype on dev, legal or not (the model rules out the rest).
 
     NVIDIA (sm_90): tiles 16-256, num_warps 4/8, num_stages 2-5, GROUP_M 8: the axes of Triton's
-    own matmul tutorial configs. AMD: tiles 16-256, num_warps 4/8, num_stages 1/2 (AMD's stream
-    pipeliner), GROUP_M 4/8, waves_per_eu 0/2, matrix_instr_nonkdim 16/32, kpack 1 (and 2 on gfx942).
+    own matmul tutorial configs. AMD: tiles 16-256, num_warps 4/8, num_stages 1-3 (AMD's stream
+    pipeliner, whose LDS holds num_stages buffers), GROUP_M 4/8, waves_per_eu 0/2, matrix_instr_nonkdim 16/32, kpack 1 (and 2 on gfx942).
     """
     fp8 = dtype == "fp8"
     ks = tuple(k for k in TILES_K if k >= (64 if fp8 else 32) and k <= (256 if fp8 else 128))
@@ -44,7 +44,7 @@ def space(dev: Device, dtype: str) -> list[GemmConfig]:
         return out
     kpacks = (1, 2) if dev.arch == "gfx942" else (1,)
     for bm, bn, bk, nw, ns, gm, wpe, nonk, kp in itertools.product(
-            TILES_M, TILES_N, ks, (4, 8), (1, 2), (4, 8), (0, 2), (16, 32), kpacks):
+            TILES_M, TILES_N, ks, (4, 8), (1, 2, 3), (4, 8), (0, 2), (16, 32), kpacks):
         out.append(GemmConfig(bm, bn, bk, group_m=gm, num_warps=nw, num_stages=ns, waves_per_eu=wpe,
                               matrix_instr_nonkdim=nonk, kpack=kp))
     return out

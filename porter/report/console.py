@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from porter.report.markdown import estimate_text
 from porter.report.model import REPORT_FILES, SEVERITY_ORDER, Report
 from porter.state import Severity
 
@@ -35,6 +36,8 @@ def render_console(report: Report, console: Console, *, files: Iterable[Path] | 
             console.print(f"  toolchain {escape(name)}: {escape(why)}")
         for note in report.notes:
             console.print(f"  note: {escape(note)}")
+    if report.estimates:
+        console.print(_estimates(report))
     if report.open_findings:
         console.print(_hazards(report))
     if report.model_use:
@@ -72,6 +75,16 @@ def _units(r: Report) -> Table:
         style = _VERDICT_STYLE.get(u.verdict, "")
         detail = u.error or u.reason or u.failure_class
         t.add_row(escape(u.unit), f"[{style}]{u.verdict}[/]", escape(detail))
+    return t
+
+
+def _estimates(r: Report) -> Table:
+    t = Table(title="Estimated performance (perfmodel: predicted, not measured)", title_justify="left")
+    for name in ("unit", "kernel", "M x N x K", "estimate"):
+        t.add_column(name)
+    for unit, e in r.estimates:
+        t.add_row(escape(unit), escape(e.kernel), f"{e.shape[0]}x{e.shape[1]}x{e.shape[2]} {e.dtype}",
+                  escape(estimate_text(e)))
     return t
 
 

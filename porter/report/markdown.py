@@ -11,14 +11,15 @@ import re
 from collections import Counter
 
 from porter.report.model import Report
-from porter.state import Finding, Severity
+from porter.state import Finding, PerfEstimate, Severity
 
 _TICKS = re.compile(r"`+")
 
 
 def render_markdown(report: Report) -> str:
     sections = [_header(report), _summary(report), _not_verified(report), _units(report), _changes(report),
-                _hazards(report), _rules(report), _kernels(report), _controls(report), _checks(report), _attempts(report),
+                _hazards(report), _rules(report), _kernels(report), _controls(report), _checks(report), _estimates(report),
+                _attempts(report),
                 _model(report)]
     return "\n\n".join(s for s in sections if s) + "\n"
 
@@ -186,6 +187,33 @@ def _checks(r: Report) -> str:
     return ("## Numerics and timing\n\nEach kernel spec run on its executor, its outputs against the original's: "
             "hip-on-cuda (AMD wave semantics emulated on NVIDIA), rocm, or Triton's interpreter on the CPU. "
             "Timings count only on the target (rocm).\n\n"
+            + _table(head, rows))
+
+
+def estimate_text(e: PerfEstimate) -> str:
+    """One estimate as a phrase: `estimated (perfmodel, gfx950): 0.82x the hipify time (faster)`."""
+    if e.verdict in ("faster", "slower", "equal"):
+        return f"{e.label}: {e.ratio:.2f}x the hipify time ({e.verdict})"
+    if e.verdict == "baseline-does-not-fit":
+        return f"{e.label}: the hipify baseline does not fit"
+    return f"{e.label}: {e.verdict}"
+
+
+def _estimates(r: Report) -> str:
+    if not r.estimates:
+        return ""
+
+    def us(x: float | None) -> str:
+        return "-" if x is None else f"{x:.1f}"
+
+    rows = [[_code(unit), _code(e.kernel), f"{e.shape[0]}x{e.shape[1]}x{e.shape[2]} {e.dtype}",
+             e.port_config or "-", us(e.port_us), e.baseline_config or "-", us(e.baseline_us),
+             estimate_text(e), "; ".join(x for x in (e.shape_from, e.reason) if x)]
+            for unit, e in r.estimates]
+    head = ["unit", "kernel", "M x N x K", "port config", "port us", "hipify config", "hipify us", "verdict", "basis"]
+    return ("## Estimated performance\n\nPredicted by porter's perfmodel, not measured: the port's launch config "
+            "(the best of an autotune list) against the original's run unchanged on the device (the direct "
+            "hipify). A ratio below 1 is faster. Estimates never fail a unit.\n\n"
             + _table(head, rows))
 
 

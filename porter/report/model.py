@@ -25,6 +25,7 @@ from porter.state import (
     Finding,
     KernelResources,
     ModelCall,
+    PerfEstimate,
     PortOptions,
     PortState,
     Severity,
@@ -153,6 +154,7 @@ class Report(_Part):
     kernels: list[KernelResources]
     checks: list[tuple[str, KernelCheck]] = []  # (unit, check): numerics and timing from an executor
     controls: list[tuple[str, str]] = []  # (unit, "kernel: summary"): the original compiled for NVIDIA
+    estimates: list[tuple[str, PerfEstimate]] = []  # (unit, estimate): predicted by the perfmodel, not measured
     attempts: list[Attempt]
     not_verified: list[NotVerified]
     notes: list[str]
@@ -210,6 +212,7 @@ def build_report(state: PortState, *, header_set: str, engine: str, toolchains: 
         kernels=sorted((k for u in units for k in u.kernels), key=lambda k: (k.unit, k.kernel, k.arch)),
         checks=[(u.unit, c) for u in units for c in u.checks],
         controls=[(u.unit, c) for u in units for c in u.controls],
+        estimates=[(u.unit, e) for u in units for e in u.estimates],
         attempts=list(state.attempts),
         not_verified=[NotVerified(unit=u.unit, reason=u.reason or "no reason recorded")
                       for u in units if u.verdict == "not-checked"],

@@ -41,12 +41,53 @@ def test_num_stages_by_kernel_kind_and_lds() -> None:
 
 def test_gemm_gets_the_amd_knobs() -> None:
     big = tc.derive(8, 4, tc.KernelShape(dots=1, block_m=128, block_n=256, block_k=64))
-    # 128*256 fp32 accumulators over 4 waves of 64 lanes: 128 VGPRs per lane -> waves_per_eu 2
-    assert (big.num_warps, big.num_stages, big.extras()) == (4, 2, {"waves_per_eu": 2, "matrix_instr_nonkdim": 16,
+    # The perfmodel's pick for the author's tiles. AMD's default would be waves_per_eu=2 (128*256
+    # fp32 accumulators over 4 waves: 128 VGPRs per lane), but with the operand fragments the
+    # kernel needs more than the 256 registers per lane that 2 waves per SIMD leave (512 / 2).
+    # Three stages: two tiles in flight hide more of the load latency, and 3 x 48 KiB fits.
+    assert (big.num_warps, big.num_stages, big.extras()) == (4, 3, {"waves_per_eu": 0, "matrix_instr_nonkdim": 16,
                                                                     "kpack": 1})
+    assert big.origin.startswith("perfmodel pick for gfx950 (") and big.origin.endswith(" us predicted at 4096x4096x4096)")
     small = tc.derive(4, None, tc.KernelShape(dots=1, block_m=64, block_n=128, block_k=32))
     assert (small.num_warps, small.num_stages, small.extras()["waves_per_eu"]) == (4, 2, 0)
     assert tc.derive(8, 4, tc.KernelShape()).extras() == {}
+
+
+def test_perfmodel_moves_off_the_defaults_where_they_do_not_fit() -> None:
+    # 256x256 fp32 accumulators over 4 waves are 256 registers per lane before any operand: only
+    # 8 waves fit, where halving the author's 8 warps would give 4.
+    shape = tc.KernelShape(dots=1, block_m=256, block_n=256, block_k=64)
+    assert tc.amd_num_warps(8, shape) == 4
+    pick = tc.derive(8, 3, shape)
+    assert (pick.num_warps, pick.num_stages) == (8, 2) and pick.origin.startswith("perfmodel pick")
+
+
+def test_model_knobs_is_deterministic_and_prefers_amds_usual_config_on_ties() -> None:
+    shape = tc.KernelShape(dots=1, block_m=64, block_n=128, block_k=32, group_m=4)
+    tc.model_knobs.cache_clear()
+    first = tc.model_knobs(shape)
+    tc.model_knobs.cache_clear()
+    assert tc.model_knobs(shape) == first
+    # The model cannot tell the 16x16 and 32x32 MFMA apart here: the first in KNOB_SPACE stays.
+    c = first.config
+    assert c is not None and (c.block_m, c.block_n, c.block_k, c.group_m) == (64, 128, 32, 4)
+    assert (c.num_warps, c.num_stages, c.waves_per_eu, c.matrix_instr_nonkdim, c.kpack) == (4, 3, 0, 16, 1)
+
+
+@pytest.mark.parametrize("shape, elem_bytes, why", [
+    (tc.KernelShape(dots=1, block_m=64, block_n=128), 2, "(tile sizes not visible)"),
+    (tc.KernelShape(dots=2, block_m=128, block_n=64, block_k=64), 2, "(fused attention: no GEMM model)"),
+    # tl.dot on fp32 runs as tf32 on NVIDIA; gfx950 has no tf32 matrix rate
+    (tc.KernelShape(dots=1, block_m=64, block_n=128, block_k=32), 4, "(the perfmodel has no tf32 matrix rate for gfx950)"),
+    # fp8 MFMA takes K in steps of 64 on gfx950: BLOCK_K 32 fits no combination
+    (tc.KernelShape(dots=1, block_m=64, block_n=128, block_k=32), 1, "(no knob combination for these tiles fits gfx950"),
+])
+def test_amd_defaults_where_the_model_cannot_choose(shape: tc.KernelShape, elem_bytes: int, why: str) -> None:
+    amd = tc.derive(8, 3, shape, elem_bytes)
+    assert amd.origin.startswith(f"{tc.NOTE} {why}")
+    assert amd.num_warps == 4 and amd.matrix_instr_nonkdim == 16 and amd.kpack == 1
+    # the defaults' occupancy hint still applies: 128 accumulator VGPRs per lane
+    assert tc.amd_waves_per_eu(tc.KernelShape(dots=1, block_m=128, block_n=256, block_k=64), 4) == 2
 
 
 def _golden(project: str, name: str):
@@ -113,3 +154,31 @@ def test_ported_configs_carry_amd_knobs_only_on_rocm(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(torch.version, "hip", "6.3.0", raising=False)
     rocm = _golden("triton_matmul", "matmul")
     assert all(c.kwargs["matrix_instr_nonkdim"] == 16 and c.kwargs["kpack"] == 1 for c in rocm.matmul_kernel.configs)
+
+
+def test_gemm_launch_gets_the_perfmodel_knobs_and_says_so() -> None:
+    from porter import rules
+    from porter.pysyntax import PythonFile
+    from porter.rules import RuleContext, run_rules
+    from porter.state import PortOptions
+
+    text = b'''import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    tl.store(c_ptr, tl.dot(tl.load(a_ptr), tl.load(b_ptr)))
+
+
+def run(a, b, c):
+    mm[(1,)](a, b, c, BLOCK_M=256, BLOCK_N=256, BLOCK_K=64, num_stages=3)
+'''
+    rule = rules.load()["TRI021"]
+    result = run_rules(PythonFile("mm.py", text), [rule], RuleContext(PortOptions()), agent=rule.agent)
+    (finding,) = result.findings
+    # 256x256 tiles need 8 waves (see above): written, since the launch's default is 4.
+    assert finding.message.startswith("GEMM: num_stages 3->2, num_warps (default 4)->8, waves_per_eu=0, "
+                                      "matrix_instr_nonkdim=16, kpack=1: perfmodel pick for gfx950 (")
+    assert b"num_stages=2, num_warps=8, **_porter_amd_knobs(waves_per_eu=0, matrix_instr_nonkdim=16, kpack=1))" \
+        in result.patch.apply_to(text)

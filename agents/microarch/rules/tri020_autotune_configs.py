@@ -4,21 +4,25 @@ Why: a config list tuned on an H100 means something else on an MI350X. num_warps
 wavefronts on AMD, so num_warps=8 is 512 threads instead of 256; num_stages=4 or 5 asks AMD's
 stream pipeliner for 3-4 LDS buffers of the A and B tiles (AMD uses 2 for a GEMM, 1 for fused
 attention); and the AMD-only knobs (waves_per_eu, matrix_instr_nonkdim, kpack) are absent.
-Each `triton.Config` of an autotuned kernel is rewritten by agents/microarch/triton_configs.py:
-num_warps halved (same threads per program; at least 4 waves for a GEMM), num_stages 2 for a
-GEMM (1 if the two tiles overflow 160 KiB of LDS), 1 for attention (two tl.dot), at most 2
-otherwise; a GEMM-like kernel gets waves_per_eu, matrix_instr_nonkdim=16 and kpack=1 in the
-config's dict, other kernels waves_per_eu=0 (no hint; its presence marks the config as AMD's),
-through `**_porter_amd_knobs(...)` (SHIM030 defines it) so that NVIDIA's backend, which rejects
-unknown options, still runs the port.
-Configs that become identical are dropped. These are AMD defaults; the perfmodel (issue 6)
-will pick per shape.
+Each `triton.Config` of an autotuned kernel is rewritten by agents/microarch/triton_configs.py.
+A GEMM-like kernel whose config shows its tiles (BLOCK_M/N/K, GROUP_M) keeps them and gets the
+perfmodel's pick for them on gfx950: num_warps 4/8, num_stages 1-3, waves_per_eu 0/2 and
+matrix_instr_nonkdim 16/32 (kpack=1) with the least predicted time over a few representative
+GEMM shapes (`model_knobs`). Otherwise AMD's defaults: num_warps halved (same threads per
+program; at least 4 waves for a GEMM), num_stages 2 for a GEMM (1 if the two tiles overflow
+160 KiB of LDS), 1 for attention (two tl.dot), at most 2 otherwise. A GEMM-like kernel gets
+waves_per_eu, matrix_instr_nonkdim and kpack in the config's dict, other kernels
+waves_per_eu=0 (no hint; its presence marks the config as AMD's), through
+`**_porter_amd_knobs(...)` (SHIM030 defines it) so that NVIDIA's backend, which rejects
+unknown options, still runs the port. The finding says where the knobs came from ("perfmodel
+pick for gfx950 (T us predicted at 4096x4096x4096)" or "AMD defaults (...)").
+Configs that become identical are dropped.
 
 Before:
     triton.Config({'BLOCK_M': 128, 'BLOCK_N': 256, 'BLOCK_K': 64}, num_warps=8, num_stages=4)
 After:
     triton.Config({'BLOCK_M': 128, 'BLOCK_N': 256, 'BLOCK_K': 64,
-                   **_porter_amd_knobs(waves_per_eu=2, matrix_instr_nonkdim=16, kpack=1)}, num_warps=4, num_stages=2)
+                   **_porter_amd_knobs(waves_per_eu=0, matrix_instr_nonkdim=16, kpack=1)}, num_warps=4, num_stages=3)
 
 Fix safety: safe: launch knobs change speed and occupancy, never the values computed (the
 tile sizes, which can, are kept). A config that already has an AMD knob is left alone.
@@ -36,8 +40,6 @@ from porter.agents.microarch import triton_configs as tc
 from porter.pysyntax import PythonFile
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
-
-TILE_KEYS = {"m": ("BLOCK_M", "BLOCK_SIZE_M"), "n": ("BLOCK_N", "BLOCK_SIZE_N"), "k": ("BLOCK_K", "BLOCK_SIZE_K")}
 
 
 @rule(id="TRI020", lang="triton", severity="warning", fix="safe")
@@ -80,8 +82,8 @@ def config_rewrite(unit: PythonFile, call: cst.Call, shape: tc.KernelShape) -> t
         return None
     if meta is None:
         return None  # kwargs built elsewhere: the tiles and where to put the knobs are unknown
-    tiles = {d: next((src.int_value(keys[k].value) for k in ks if k in keys), None) for d, ks in TILE_KEYS.items()}
-    shape = tc.KernelShape(shape.dots, tiles["m"], tiles["n"], tiles["k"])
+    tiles = {d: next((src.int_value(keys[k].value) for k in ks if k in keys), None) for d, ks in tc.TILE_KEYS.items()}
+    shape = tc.KernelShape(shape.dots, tiles["m"], tiles["n"], tiles["k"], tiles["group"])
     nv_warps = src.int_value(knobs["num_warps"].value) if "num_warps" in knobs else None
     nv_stages = src.int_value(knobs["num_stages"].value) if "num_stages" in knobs else None
     if ("num_warps" in knobs and nv_warps is None) or ("num_stages" in knobs and nv_stages is None):
@@ -105,14 +107,14 @@ def config_rewrite(unit: PythonFile, call: cst.Call, shape: tc.KernelShape) -> t
                 s, e = unit.span(knobs[knob].value)
                 edits.append((s, e, str(new)))
             notes.append(f"{knob} {old}->{new}")
-        elif knob == "num_stages" and new is not None:
+        elif new is not None and (knob == "num_stages" or new != tc.CONFIG_DEFAULTS[knob]):
             at = unit.span(call.args[-1].value)[1]
-            edits.append((at, at, f", num_stages={new}"))
-            notes.append(f"num_stages (default 3)->{new}")
+            edits.append((at, at, f", {knob}={new}"))
+            notes.append(f"{knob} (default {tc.CONFIG_DEFAULTS[knob]})->{new}")
     text = _splice(unit, call, edits)
     lds = f"; LDS {amd.lds_bytes / 1024:.0f} of 160 KiB" if amd.lds_bytes else ""
     kind = "fused attention" if shape.attention else "GEMM" if shape.gemm else "no tl.dot"
-    message = f"{kind}: {', '.join(notes + [f'{k}={v}' for k, v in extras.items()])}{lds}: {tc.NOTE}"
+    message = f"{kind}: {', '.join(notes + [f'{k}={v}' for k, v in extras.items()])}{lds}: {amd.origin}"
     return text, message
 
 

@@ -4,11 +4,12 @@ Why: `kernel[grid](..., num_warps=8, num_stages=4)` was sized for 32-lane warps 
 pipeliner: on AMD num_warps counts 64-lane wavefronts (8 means 512 threads) and num_stages is
 the depth of the stream pipeliner's LDS buffers. The launch's knobs are re-derived as in TRI020
 (agents/microarch/triton_configs.py), with the tile sizes read from the launch's own BLOCK_*
-keywords; a GEMM-like kernel also gets waves_per_eu, matrix_instr_nonkdim=16 and kpack=1,
-others waves_per_eu=0 (no hint; it marks the launch as AMD's), passed as
-`**_porter_amd_knobs(...)` (SHIM030) so the port still launches on NVIDIA. An autotuned kernel's launch has
-no knobs of its own (TRI020 owns its configs). AMD defaults; the perfmodel (issue 6) will pick
-per shape.
+and GROUP_M keywords: when they are all there, a GEMM-like kernel gets the perfmodel's pick of
+num_warps, num_stages, waves_per_eu, matrix_instr_nonkdim and kpack for those tiles on gfx950,
+else AMD's defaults (matrix_instr_nonkdim=16, kpack=1); others get waves_per_eu=0 (no hint; it
+marks the launch as AMD's). The AMD-only knobs are passed as `**_porter_amd_knobs(...)`
+(SHIM030) so the port still launches on NVIDIA. The finding says where the knobs came from.
+An autotuned kernel's launch has no knobs of its own (TRI020 owns its configs).
 
 Before:
     softmax_kernel[(n_rows,)](y, x, n_cols, BLOCK=1024, num_warps=8, num_stages=4)
@@ -30,8 +31,6 @@ from porter.agents.microarch import triton_configs as tc
 from porter.pysyntax import PythonFile
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
-
-TILE_KEYS = {"m": ("BLOCK_M", "BLOCK_SIZE_M"), "n": ("BLOCK_N", "BLOCK_SIZE_N"), "k": ("BLOCK_K", "BLOCK_SIZE_K")}
 
 
 @rule(id="TRI021", lang="triton", severity="warning", fix="safe")
@@ -57,8 +56,8 @@ def launch_knobs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
             yield Hit(s, e, "launch knobs computed at run time: derive them for 64-lane wavefronts by hand",
                       severity=Severity.info)
             continue
-        tiles = {d: next((src.int_value(knobs[k].value) for k in ks if k in knobs), None) for d, ks in TILE_KEYS.items()}
-        shape = tc.KernelShape(src.count_dots(kernel, names), tiles["m"], tiles["n"], tiles["k"])
+        tiles = {d: next((src.int_value(knobs[k].value) for k in ks if k in knobs), None) for d, ks in tc.TILE_KEYS.items()}
+        shape = tc.KernelShape(src.count_dots(kernel, names), tiles["m"], tiles["n"], tiles["k"], tiles["group"])
         amd = tc.derive(nv.get("num_warps"), nv.get("num_stages"), shape)
         edits, notes = [], []
         for knob, new in (("num_warps", amd.num_warps), ("num_stages", amd.num_stages)):
@@ -69,11 +68,14 @@ def launch_knobs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
                     edits.append(Edit(a, b, str(new)))
         extras = amd.extras() if shape.gemm else {"waves_per_eu": 0}
         added = ""
+        if shape.gemm and "num_warps" not in knobs and amd.num_warps not in (None, tc.CONFIG_DEFAULTS["num_warps"]):
+            added += f", num_warps={amd.num_warps}"
+            notes.append(f"num_warps (default {tc.CONFIG_DEFAULTS['num_warps']})->{amd.num_warps}")
         if shape.gemm and "num_stages" not in knobs and amd.num_stages is not None:
-            added = f", num_stages={amd.num_stages}"
+            added += f", num_stages={amd.num_stages}"
             notes.append(f"num_stages (default 3)->{amd.num_stages}")
         at = unit.span(call.args[-1].value)[1]
         edits.append(Edit(at, at, f"{added}, {tc.amd_knobs_splat(extras)}"))
         kind = "fused attention" if shape.attention else "GEMM" if shape.gemm else "no tl.dot"
-        message = f"{kind}: {', '.join(notes + [f'{k}={v}' for k, v in extras.items()])}: {tc.NOTE}"
+        message = f"{kind}: {', '.join(notes + [f'{k}={v}' for k, v in extras.items()])}: {amd.origin}"
         yield Hit(s, e, message, edits=tuple(edits))
