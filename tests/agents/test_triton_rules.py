@@ -49,7 +49,7 @@ def test_gemm_gets_the_amd_knobs() -> None:
                                                                     "kpack": 1})
     assert big.origin.startswith("perfmodel pick for gfx950 (") and big.origin.endswith(" us predicted at 4096x4096x4096)")
     small = tc.derive(4, None, tc.KernelShape(dots=1, block_m=64, block_n=128, block_k=32))
-    assert (small.num_warps, small.num_stages, small.extras()["waves_per_eu"]) == (4, 2, 0)
+    assert (small.num_warps, small.num_stages, small.extras()["waves_per_eu"]) == (4, 3, 0)
     assert tc.derive(8, 4, tc.KernelShape()).extras() == {}
 
 
