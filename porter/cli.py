@@ -237,28 +237,32 @@ def tune(
     arch: Annotated[str, typer.Option(help="Target device or arch.")] = "gfx950",
 ) -> None:
     """The perfmodel's launch config for one shape, with no GPU and no warm-up: pick and runner-up."""
+    from porter import hardware
     from porter.perfmodel import select
 
     try:
         dims = tuple(int(x) for x in shape.split(","))
+    except ValueError as e:
+        raise _bad_input(f"--shape {shape}: {e}") from None
+    try:
         sel = select(op, dims, dtype, arch)
     except (ValueError, KeyError) as e:
-        raise _bad_input(f"--shape {shape}: {e}" if isinstance(e, ValueError) and "invalid literal" in str(e)
-                         else str(e.args[0])) from None
-    vendor = "amd" if sel.device.startswith("MI") else "nvidia"
+        raise _bad_input(str(e.args[0])) from None
+    vendor = hardware.get(sel.device).vendor
     picks = [("pick", sel.best)] + ([("runner-up", sel.runner_up)] if sel.runner_up else [])
     table = Table(title=f"porter tune: {op} {'x'.join(map(str, dims))} {dtype} on {sel.device}")
     table.add_column("")
     for label, _ in picks:
         table.add_column(label)
-    rows = {"config": lambda p: p.config.label(),
-            **{k: (lambda k: lambda p: str(p.config.knobs(vendor)[k]))(k) for k in sel.best.config.knobs(vendor)},
-            "predicted time": lambda p: f"{p.time_s * 1e6:.1f} us",
-            "TFLOP/s": lambda p: f"{p.tflops:.0f}" if p.tflops else "-",
-            "bound by": lambda p: p.bound, "LDS bytes": lambda p: str(p.lds_bytes),
-            "workgroups per CU": lambda p: str(p.resident), "waves over the device": lambda p: str(p.waves)}
-    for name, cell in rows.items():
-        table.add_row(name, *(cell(p) for _, p in picks))
+
+    def cells(p) -> list[str]:
+        return [p.config.label(), *map(str, p.config.knobs(vendor).values()), f"{p.time_s * 1e6:.1f} us",
+                f"{p.tflops:.0f}" if p.tflops else "-", p.bound, str(p.lds_bytes), str(p.resident), str(p.waves)]
+
+    names = ["config", *sel.best.config.knobs(vendor), "predicted time", "TFLOP/s", "bound by", "LDS bytes",
+             "workgroups per CU", "waves over the device"]
+    for name, *row in zip(names, *(cells(p) for _, p in picks)):
+        table.add_row(name, *row)
     console.print(table)
     console.print(f"{sel.considered} legal configs scored in {(sel.seconds - sel.table_seconds) * 1e3:.2f} ms"
                   + (f" (+ {sel.table_seconds * 1e3:.1f} ms building the candidate table, once per process)"

@@ -32,11 +32,14 @@ bank conflicts, clock throttling under load, and instruction-issue limits beyond
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from porter.hardware import Device
-from porter.perfmodel.roofline import RowConfig
+
+if TYPE_CHECKING:
+    from porter.perfmodel.roofline import RowConfig
 
 # Bytes per element of the operands as Triton sees them; the output is bf16/fp16 (2 B), as in
 # the usual fp8 GEMM with a 16-bit result.
@@ -51,8 +54,9 @@ MIN_BLOCK_K = {("nvidia", 4): 8, ("nvidia", 2): 16, ("nvidia", 1): 32,
 # Registers per lane besides the accumulator and operand fragments: addresses, loop state,
 # masks. An estimate; the AOT cross-check reports the compiler's real count.
 REGISTER_OVERHEAD = 40
-# Triton's largest block on NVIDIA (1024 threads) and AMD (16 waves x 64); max resident blocks.
-MAX_WORKGROUPS_PER_CU = {"nvidia": 32, "amd": 32}
+# Resident workgroups per CU (SM) at most, whatever else fits: 32 blocks per SM on sm_90 (CUDA
+# programming guide) and, on gfx9, 32 waves per CU, i.e. 32 one-wave workgroups.
+MAX_WORKGROUPS_PER_CU = 32
 LAUNCH_OVERHEAD_S = 3e-6
 VGPR_GRANULE = 8
 
@@ -157,8 +161,8 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str) -> None:
     else:
         wgmma = (dev.arch == "sm_90") & (c.nw % 4 == 0) & (c.bm >= 64)
         wm_wg, wn_wg = _warp_grid(c.bm, c.bn, c.nw / 4, 64)  # warpgroups
-        wm_n = np.where(wgmma, wm_wg, _warp_grid(c.bm, c.bn, c.nw, 16)[0])
-        wn_n = np.where(wgmma, wn_wg, _warp_grid(c.bm, c.bn, c.nw, 16)[1])
+        wm_mma, wn_mma = _warp_grid(c.bm, c.bn, c.nw, 16)  # warps
+        wm_n, wn_n = np.where(wgmma, wm_wg, wm_mma), np.where(wgmma, wn_wg, wn_mma)
     wm, wn = c.bm / wm_n, c.bn / wn_n  # rows and columns per warp (per warpgroup on wgmma)
 
     # Registers per lane: the fp32 accumulator spread over the block's threads, the A/B fragments
@@ -169,9 +173,7 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str) -> None:
     if amd:
         # AMD's pipeliner stages the next A and B tiles through VGPRs on their way to LDS, and
         # double-buffers the operand fragments it reads out of LDS (the AOT cross-check's counts).
-        regs = regs + frags + tile_bytes / (threads * 4)
-    if amd:
-        regs = np.ceil(regs / VGPR_GRANULE) * VGPR_GRANULE
+        regs = np.ceil((regs + frags + tile_bytes / (threads * 4)) / VGPR_GRANULE) * VGPR_GRANULE
     c.regs = regs
     max_regs = spec.max_registers_per_lane.value
     if amd:  # waves_per_eu N caps the VGPRs at what N waves per SIMD can have
@@ -193,7 +195,7 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str) -> None:
     by_waves = np.floor(spec.max_waves_per_cu.value / c.nw)
     by_regs = np.floor(spec.register_bytes_per_cu.value / (regs * 4 * threads))
     c.resident = np.maximum(1, np.minimum.reduce([by_lds, by_waves, by_regs,
-                                                 np.full_like(by_lds, MAX_WORKGROUPS_PER_CU[dev.vendor])]))
+                                                 np.full_like(by_lds, MAX_WORKGROUPS_PER_CU)]))
 
     # Per K-iteration cycles of one workgroup on a CU.
     flops_clk = dev.flops_per_clk_per_cu(dtype)

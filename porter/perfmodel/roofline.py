@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 
 from porter.hardware import Device
+from porter.perfmodel.gemm import Prediction
 
 OPS = ("elementwise", "reduction", "softmax", "layernorm")
 ELEM_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
@@ -53,10 +54,8 @@ def _traffic(op: str, shape: tuple[int, ...], e: int) -> tuple[int, float, int]:
     return rows, bytes_, cols
 
 
-def predict(op: str, shape: tuple[int, ...], dtype: str, config: RowConfig, dev: Device):
+def predict(op: str, shape: tuple[int, ...], dtype: str, config: RowConfig, dev: Device) -> Prediction | None:
     """Predicted seconds and residency of one config, or None when it cannot hold its block."""
-    from porter.perfmodel.gemm import Prediction
-
     e = ELEM_BYTES[dtype]
     items, total_bytes, per_item = _traffic(op, shape, e)
     if op == "elementwise":
@@ -95,7 +94,7 @@ def space(op: str, shape: tuple[int, ...]) -> list[RowConfig]:
     return [RowConfig(b, w) for b in blocks for w in (1, 2, 4, 8, 16)]
 
 
-def select(op: str, shape: tuple[int, ...], dtype: str, dev: Device):
+def select(op: str, shape: tuple[int, ...], dtype: str, dev: Device) -> tuple[Prediction, Prediction | None, int]:
     """(best, runner-up or None, candidates considered) for a memory-bound op."""
     if dtype not in ELEM_BYTES:
         raise ValueError(f"unknown dtype {dtype!r} for {op}; known: {', '.join(ELEM_BYTES)}")
