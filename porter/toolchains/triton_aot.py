@@ -309,6 +309,17 @@ def ptx_resources(ptx: str, metadata: Mapping, ptxas_log: str | None, *, unit: s
 
 # ------------------------------------------------------------------------------------ worker process
 
+def load_kernel(src: str, kernel: str, module_name: str):
+    """Import the Python file `src` as `module_name` (running it: worker processes only) and return
+    its attribute `kernel`, None when it has none."""
+    spec = importlib.util.spec_from_file_location(module_name, src)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{src}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, kernel, None)
+
+
 def _worker(request_file: Path) -> int:
     """Compile one request in this process; writes `<out>.<stage>` files. Exit 0 ok, 1 failed."""
     import traceback
@@ -320,12 +331,7 @@ def _worker(request_file: Path) -> int:
         from triton.backends.compiler import GPUTarget
         from triton.compiler import ASTSource
 
-        spec = importlib.util.spec_from_file_location(f"porter_triton_unit_{Path(req['src']).stem}", req["src"])
-        if spec is None or spec.loader is None:
-            raise ImportError(f"{req['src']}: not a Python file")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        fn = getattr(module, req["kernel"], None)
+        fn = load_kernel(req["src"], req["kernel"], f"porter_triton_unit_{Path(req['src']).stem}")
         if fn is None or not hasattr(fn, "arg_names"):
             raise LookupError(f"{req['src']}: no @triton.jit kernel named {req['kernel']!r}")
         signature, constexprs = _full_signature(fn.arg_names, req["signature"], req["constexprs"])

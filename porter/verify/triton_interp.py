@@ -37,7 +37,7 @@ from types import MappingProxyType
 import numpy as np
 
 from porter.state import BuildResult, Frozen
-from porter.toolchains.triton_aot import require_python_packages, run_worker
+from porter.toolchains.triton_aot import load_kernel, require_python_packages, run_worker
 from porter.verify.compare import NPY_DTYPES, Comparison, compare_arrays
 from porter.verify.spec import ArrayArg, Expr, ScalarArg, ToleranceClass, evaluate_int
 
@@ -270,7 +270,6 @@ def install_bf16_dot_fix() -> None:
 
 def _worker(request_file: Path) -> int:
     """Run a request's launches in this (TRITON_INTERPRET=1) process. Exit 0 ok, 1 failed."""
-    import importlib.util
     import traceback
 
     req = json.loads(request_file.read_text())
@@ -291,12 +290,7 @@ def _worker(request_file: Path) -> int:
                 scalars[a["name"]] = a["value"]
         dtypes = {a["name"]: a["dtype"] for a in req["args"]}
         for side, launch in req["launches"].items():
-            spec = importlib.util.spec_from_file_location(f"porter_interp_{side}", launch["src"])
-            if spec is None or spec.loader is None:
-                raise ImportError(f"{launch['src']}: not a Python file")
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            kernel = getattr(module, launch["kernel"], None)
+            kernel = load_kernel(launch["src"], launch["kernel"], f"porter_interp_{side}")
             if kernel is None:
                 raise LookupError(f"{launch['src']}: no kernel named {launch['kernel']!r}")
             tensors = {n: _to_torch(torch, arr.copy(), dtypes[n]) for n, arr in arrays.items()}
