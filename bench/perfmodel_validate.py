@@ -156,8 +156,9 @@ def measure(args) -> None:
     dtypes = args.dtypes.split(",")
     spaces = {dt: measured_space(args.device, dt) for dt in dtypes}
     todo = [(dt, shape) for dt in dtypes for shape in SHAPES if f"{dt}/{shape_key(*shape[1:])}" not in data["results"]]
+    specialisations = sorted({(dt, _specialisation(*shape[1:])) for dt, shape in todo})
     jobs = []
-    for dt, spec in sorted({(dt, _specialisation(*shape[1:])) for dt, shape in todo}):
+    for dt, spec in specialisations:
         cfgs = [dataclasses.asdict(c) for c in spaces[dt]]  # interleaved: each worker gets a spread of tiles
         jobs += [(dt, spec, cfgs[i::args.workers]) for i in range(args.workers)]
     os.environ.setdefault("TRITON_CACHE_DIR", str(Path(args.out).parent / ".triton-cache"))
@@ -171,7 +172,7 @@ def measure(args) -> None:
     # Load every compiled kernel into this process once (a first launch reads the cache and loads
     # the module, which no timed run may pay for).
     t0 = time.monotonic()
-    for dt, spec in sorted({(dt, _specialisation(*shape[1:])) for dt, shape in todo}):
+    for dt, spec in specialisations:
         a, w, c = _operands(torch, dt, *spec, "cuda")
         for cfg in spaces[dt]:
             try:

@@ -24,7 +24,7 @@ The defaults, knob by knob (AMD's Triton backend, third_party/amd/backend/compil
   (gfx950 accepts only 1; the backend overwrites anything else with a warning).
 
 The perfmodel pick (issue 6): the tiles are the author's and stay; every legal combination of
-num_warps 4/8, num_stages 1/2, waves_per_eu 0/2 and matrix_instr_nonkdim 16/32 (kpack 1) for
+num_warps 4/8, num_stages 1-3, waves_per_eu 0/2 and matrix_instr_nonkdim 16/32 (kpack 1) for
 them is scored by porter.perfmodel.gemm on a few representative shapes, and the least total
 predicted time wins. Fused attention (two dots) keeps the defaults: the GEMM model does not
 describe it.
