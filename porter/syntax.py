@@ -7,6 +7,12 @@ only, so a `"cudaMalloc failed"` message or a `// cudaMemcpy` comment is never t
 Two places tree-sitter leaves as raw text are lexed here instead: the body of a `#define`
 (`preproc_arg`) and any ERROR region of a file tree-sitter could not fully parse. That is the
 "token by token" fallback: such a file is still translated, and flagged.
+
+Two grammars, one rule set: a rule's queries are written for the CUDA grammar (a superset of
+C++). A C/C++ file that uses CUDA syntax (`__global__`, `<<<...>>>`; hipcc and `nvcc -x cu`
+compile such .cpp files) is parsed with the CUDA grammar; any other C/C++ file with the C++
+one, where a query naming CUDA-only syntax compiles to nothing and matches nothing
+(`query` returns None). A query neither grammar accepts is a bug and raises.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from functools import cache
 
 import tree_sitter_cpp
 import tree_sitter_cuda
-from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
+from tree_sitter import Language, Node, Parser, Query, QueryCursor, QueryError, Tree
 
 CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
 CPP_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".hip", ".inl"})
@@ -62,8 +68,20 @@ def _parser(lang: str) -> Parser:
 
 
 @cache
-def query(lang: str, source: str) -> Query:
-    return Query(language(lang), source)
+def query(lang: str, source: str) -> Query | None:
+    """The compiled query; None when it names CUDA-only syntax and `lang` is C++ (it cannot match)."""
+    try:
+        return Query(language(lang), source)
+    except QueryError:
+        if lang == "cuda":
+            raise
+        Query(language("cuda"), source)  # raises when the query is wrong in every grammar
+        return None
+
+
+# CUDA syntax the C++ grammar cannot parse: a C/C++ file holding any of it is read as CUDA.
+CUDA_SYNTAX = re.compile(rb"<<<|\b__(?:global|device|shared|constant|managed|launch_bounds)__\b")
+
 
 
 def lang_for(path: str) -> str | None:
@@ -112,8 +130,10 @@ class SourceFile(FileText):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.lang == "cpp" and CUDA_SYNTAX.search(self.data):
+            self.lang = "cuda"  # C++ holding CUDA syntax: see the module docstring
         self.tree = _parser(self.lang).parse(self.data)
-        found = QueryCursor(query(self.lang, _NON_CODE)).captures(self.tree.root_node)
+        found = QueryCursor(query(self.lang, _NON_CODE)).captures(self.tree.root_node)  # type: ignore[arg-type]
         spans = [(n.start_byte, n.end_byte) for n in found.get("literal", ())]
         for node in found.get("raw", ()):
             spans.extend(m.span() for m in _LEX_NON_CODE.finditer(self.data, node.start_byte, node.end_byte))
@@ -128,14 +148,20 @@ class SourceFile(FileText):
 
     def captures(self, source: str, node: Node | None = None) -> list[Node]:
         """All nodes captured by a tree-sitter query (any capture name), in source order."""
-        found = QueryCursor(query(self.lang, source)).captures(node or self.tree.root_node)
+        compiled = query(self.lang, source)
+        if compiled is None:
+            return []
+        found = QueryCursor(compiled).captures(node or self.tree.root_node)
         nodes = [n for ns in found.values() for n in ns]
         nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
         return nodes
 
     def matches(self, source: str, node: Node | None = None) -> list[dict[str, list[Node]]]:
         """Query matches, each as {capture name: nodes}, in source order."""
-        found = QueryCursor(query(self.lang, source)).matches(node or self.tree.root_node)
+        compiled = query(self.lang, source)
+        if compiled is None:
+            return []
+        found = QueryCursor(compiled).matches(node or self.tree.root_node)
         return [caps for _, caps in found]
 
     def is_code(self, offset: int) -> bool:
