@@ -1,6 +1,8 @@
 """porter's command line: parse flags, call one function elsewhere, render.
 
-Exit codes: 0 ported and verified; 1 ported with open hazards or failures; 2 bad input.
+Exit codes: 0 ported and verified; 1 ported with open hazards or failures, or source files not
+ported; 2 bad input (arguments, an unusable output tree); 3 porter failed (a bug in porter: an
+exception in a rule, a parser or a step; the report lists the units it left incomplete).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.markup import escape
 from rich.table import Table
 
 from porter import __version__
@@ -38,8 +41,19 @@ def main(version: Annotated[bool, typer.Option("--version", callback=_version, i
 
 
 def _bad_input(message: str) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}")
+    err.print(f"[bold red]error:[/] {escape(message)}")
     return typer.Exit(2)
+
+
+def _porter_failed(exc: Exception, output: Path) -> typer.Exit:
+    """The last line of containment: an exception no node caught. Exit 3, never a traceback."""
+    from porter.containment import describe, porter_frame
+
+    if os.environ.get("PORTER_DEBUG") == "1":
+        raise exc
+    err.print(f"[bold red]porter failed[/] (exit 3, a bug in porter): {escape(describe(exc))} "
+              f"(at {escape(porter_frame(exc))}); what was written is in {escape(str(output))}")
+    return typer.Exit(3)
 
 
 @app.command()
@@ -108,8 +122,13 @@ def port(
             state = run_port(source, output, options, resume=resume, on_progress=on_progress)
         except BadInput as e:
             raise _bad_input(str(e)) from None
-    report = build_report(state, **report_context())
-    render_console(report, console)
+        except Exception as e:  # noqa: BLE001 - contained: see _porter_failed
+            raise _porter_failed(e, output) from None
+    try:
+        report = build_report(state, **report_context())
+        render_console(report, console)
+    except Exception as e:  # noqa: BLE001 - contained: see _porter_failed
+        raise _porter_failed(e, output) from None
     console.print(f"run id [bold]{state.run_id}[/] (resume with --resume {state.run_id})")
     raise typer.Exit(report.exit_code)
 

@@ -9,6 +9,10 @@ Agents return proposals; the node wrappers here land their patches through the o
 rules only) is handed to each agent node: a client lives outside the state, which stays plain
 data. Every step is checkpointed by the SQLite saver the caller passes in, under the output
 tree, which is what `--resume` continues from.
+
+Each node is `_contained`: an exception it raises becomes an `internal-error` finding for the
+whole run (porter.containment) and the graph goes on to the next node, so the report is still
+written and says what porter failed to do.
 """
 
 from __future__ import annotations
@@ -62,17 +66,33 @@ def report_node(state: PortState) -> dict:
     return {}
 
 
+def _contained(name: str, node: Callable[[PortState], dict]) -> Callable[[PortState], dict]:
+    from porter.containment import RUN, internal_error
+
+    def contained(state: PortState) -> dict:
+        try:
+            return node(state)
+        except Exception as exc:  # noqa: BLE001 - porter's own failure: recorded, and the run goes on
+            update: dict = {"findings": [internal_error(RUN, f"{name} node", exc, agent=name)]}
+            if name == "verifier":
+                update["route"] = "report"  # no verdicts to route on
+            return update
+
+    contained.__name__ = name
+    return contained
+
+
 def route(state: PortState) -> str:
     return state.route or "report"
 
 
 def build_graph(checkpointer=None, model: Model | None = None):
     g = StateGraph(PortState)
-    g.add_node("scan", scan_node)
+    g.add_node("scan", _contained("scan", scan_node))
     for name in AGENTS:
-        g.add_node(name, _agent(name, model))
-    g.add_node("verifier", verifier_node)
-    g.add_node("report", report_node)
+        g.add_node(name, _contained(name, _agent(name, model)))
+    g.add_node("verifier", _contained("verifier", verifier_node))
+    g.add_node("report", _contained("report", report_node))
     g.add_edge(START, "scan")
     g.add_edge("scan", "translator")
     g.add_edge("translator", "microarch")

@@ -177,11 +177,21 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
     its finding is reported as not fixed, so two rules never fight over the same bytes. A hit
     whose whole span an earlier rule already rewrote (MFMA002 replaced the asm statement PTX001
     would report) is about code that is gone: it is recorded as fixed by that rule.
+
+    A rule that raises is contained: its hits on this file are dropped, an `internal-error`
+    finding names it, and the other rules run on.
     """
+    from porter.containment import internal_error
+
     findings: list[Finding] = []
     taken = _Taken()
     for r in rules:
-        for hit in r.func(unit, ctx):
+        try:
+            hits = list(r.func(unit, ctx))
+        except Exception as exc:  # noqa: BLE001 - porter's own bug, reported as a finding (containment.py)
+            findings.append(internal_error(unit.path, r.id, exc, agent=agent))
+            continue
+        for hit in hits:
             detail = hit.detail
             if (earlier := taken.covering(hit.start, hit.end)) is not None:
                 fixed = True
@@ -261,6 +271,7 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
     Headers run first, so that a unit's rules see the headers it includes as rewritten
     (`RuleContext.sources`); findings and patches come back in the order of `records`.
     """
+    from porter.containment import internal_error
     from porter.state import FileKind
     from porter.syntax import lang_for
 
@@ -284,22 +295,25 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
         applicable = rules_for(agent, lang)
         if not applicable:
             continue
-        data = read(record.path)
-        for batch in _passes(applicable, stages):
-            unit: Unit
-            if lang == "cuda":
-                unit = SourceFile(record.path, data, lang_for(record.path) or "cpp")
-            elif lang == "triton":
-                unit = PythonFile(record.path, data)
-            else:
-                unit = TextFile(record.path, data, lang)
-            result = run_rules(unit, batch, ctx, agent=agent)
-            findings.extend(result.findings)
-            if result.patch:
-                patches.append(result.patch)
-                data = result.patch.apply_to(data)
-        if lang == "cuda" and _is_header(record.path):
-            sources[record.path] = SourceFile(record.path, data, lang_for(record.path) or "cpp")
+        try:
+            data = read(record.path)
+            for batch in _passes(applicable, stages):
+                unit: Unit
+                if lang == "cuda":
+                    unit = SourceFile(record.path, data, lang_for(record.path) or "cpp")
+                elif lang == "triton":
+                    unit = PythonFile(record.path, data)
+                else:
+                    unit = TextFile(record.path, data, lang)
+                result = run_rules(unit, batch, ctx, agent=agent)
+                findings.extend(result.findings)
+                if result.patch:
+                    patches.append(result.patch)
+                    data = result.patch.apply_to(data)
+            if lang == "cuda" and _is_header(record.path):
+                sources[record.path] = SourceFile(record.path, data, lang_for(record.path) or "cpp")
+        except Exception as exc:  # noqa: BLE001 - reading or parsing the file failed: porter's bug, contained
+            findings.append(internal_error(record.path, f"{agent} (reading and parsing)", exc, agent=agent))
     ordered = [done[r.path] for r in records if r.path in done]
     return [f for found, _ in ordered for f in found], [p for _, made in ordered for p in made]
 
