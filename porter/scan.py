@@ -1,8 +1,10 @@
 """The inventory: files by kind, kernels with their launches, shared memory and warp-level ops.
 
 `scan_tree` reads a tree (the source, or an output tree being ported) and returns what the
-agents work from. It never writes. Files that are not UTF-8, or that hold NUL bytes, are
-classified binary: they are copied unchanged and the report says so.
+agents work from. It never writes. Text is read through its UTF-8 view (porter.encoding), so
+a Latin-1 comment or a UTF-16 file is ported like any other; only files that are not text are
+classified binary and copied unchanged. A source file among them (by its name) is *unported*:
+the report says why, and the run exits 1.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from porter.agents.translator.buildfiles import build_lang
+from porter.encoding import detect
 from porter.pysyntax import is_triton, parse_error
 from porter.state import FileKind, FileRecord, KernelInfo, LaunchSite, Location
 from porter.syntax import CPP_SUFFIXES, CUDA_SUFFIXES, SourceFile, lang_for
@@ -33,14 +36,10 @@ _SHARED = "(declaration (type_qualifier) @q) @decl"
 
 
 def classify(rel: str, data: bytes) -> tuple[FileKind, str]:
-    """The kind of a file, and a note when it will be copied unchanged."""
-    if b"\0" in data:
-        return FileKind.binary, "binary (NUL bytes): copied unchanged"
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        return FileKind.binary, f"not UTF-8 (first bad byte on line {line}): copied unchanged"
+    """The kind of a file from its UTF-8 view (`data`), and a note when it will be copied unchanged.
+
+    A binary file is recognised by `porter.encoding.detect` on its raw bytes, before this.
+    """
     if (lang := build_lang(rel)) is not None:
         return FileKind(lang), ""
     name = rel.rsplit("/", 1)[-1]
@@ -65,20 +64,36 @@ class Inventory:
 def scan_tree(root: Path, rels: list[str]) -> Inventory:
     files, kernels = [], []
     for rel in rels:
-        data = (root / rel).read_bytes()
+        raw = (root / rel).read_bytes()
+        enc, why = detect(raw)
+        lines = raw.count(b"\n") + (1 if raw and not raw.endswith(b"\n") else 0)
+        if enc is None:
+            unported = classify(rel, b"")[0] in SOURCE_KINDS
+            files.append(FileRecord(path=rel, kind=FileKind.binary, lines=lines, encoding="", unported=unported,
+                                    note=f"{why}: copied unchanged" + (", not ported" if unported else "")))
+            continue
+        data = enc.view(raw)
         kind, note = classify(rel, data)
         lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
         parsed = True
+        unported = False
         if kind == FileKind.triton:
             parsed = not note
+            unported = not parsed
         if kind in (FileKind.cuda, FileKind.cpp):
             unit = SourceFile(rel, data, lang_for(rel) or "cpp")
             parsed = unit.parsed
             if not parsed:
                 note = "tree-sitter could not parse all of it: translated token by token"
             kernels.extend(find_kernels(unit))
-        files.append(FileRecord(path=rel, kind=kind, lines=lines, parsed=parsed, note=note))
+        files.append(FileRecord(path=rel, kind=kind, lines=lines, parsed=parsed, note=note, unported=unported,
+                                encoding=enc.name))
     return Inventory(files, kernels)
+
+
+# Kinds porter ports: a file of one of these (by name) that is not text is a unit it could not port.
+SOURCE_KINDS = frozenset({FileKind.cuda, FileKind.cpp, FileKind.cmake, FileKind.makefile, FileKind.setup_py,
+                          FileKind.triton})
 
 
 def find_kernels(unit: SourceFile) -> list[KernelInfo]:

@@ -6,6 +6,10 @@ and `Workspace.apply` lands agents' patches there. Every landed patch is appende
 kept under `.porter/blobs/`, so the history of each unit can be read and its last patch from a
 given agent reverted. Applying is idempotent: a patch whose result is already on disk (a run
 resumed after the write but before the checkpoint) is recognised and not applied twice.
+
+Files are read and patched through their UTF-8 view (porter.encoding): a UTF-16 or CP-1252
+file is edited as UTF-8 and written back in its own encoding, its other bytes unchanged. Hashes
+in patches, the ledger and blobs are of views.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from porter.encoding import Encoding, detect
 from porter.state import Patch, content_hash
 
 STATE_DIR = ".porter"
@@ -91,7 +96,18 @@ class Workspace:
         return sorted(out)
 
     def read(self, rel: str) -> bytes:
-        return (self.root / rel).read_bytes()
+        """A file's UTF-8 view (its raw bytes when it is binary)."""
+        return self._load(self.root / rel)[0]
+
+    @staticmethod
+    def _load(path: Path) -> tuple[bytes, Encoding | None]:
+        data = path.read_bytes()
+        enc, _ = detect(data)
+        return (data, None) if enc is None else (enc.view(data), enc)
+
+    @staticmethod
+    def _store(path: Path, view: bytes, enc: Encoding | None) -> None:
+        path.write_bytes(view if enc is None else enc.encode(view))
 
     def apply(self, patches: list[Patch]) -> list[Patch]:
         """Land patches in order; return those that changed the tree or were already there."""
@@ -99,7 +115,7 @@ class Workspace:
         history = {entry.after for entry in self.history()}
         for patch in patches:
             path = self._confined(patch.path)
-            current = path.read_bytes() if path.exists() else None
+            current, enc = self._load(path) if path.exists() else (None, None)
             if patch.base_hash is None:
                 new = patch.apply_to(b"")
                 if current is not None and content_hash(current) == content_hash(new) and content_hash(new) in history:
@@ -121,7 +137,7 @@ class Workspace:
                 before = have
                 (self.blobs / have).write_bytes(current)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(new)
+            self._store(path, new, enc)
             after = content_hash(new)
             (self.blobs / after).write_bytes(new)
             self._record(patch, before, after)
@@ -165,7 +181,7 @@ class Workspace:
         if target.before is None:
             path.unlink()
         else:
-            path.write_bytes((self.blobs / target.before).read_bytes())
+            self._store(path, (self.blobs / target.before).read_bytes(), self._load(path)[1])
         self._record(target.patch.model_copy(update={"reason": f"revert: {target.patch.reason}"}),
                      target.after, target.before or "", kind="revert")
         return target.patch
@@ -181,14 +197,15 @@ class Workspace:
             shutil.rmtree(dest)
         for rel in self.files():
             later = next((e for e in self.history(rel) if e.patch.agent not in agents), None)
+            view, enc = self._load(self.root / rel)
             if later is None:
-                data = self.read(rel)
+                data = view
             elif later.before is None:
                 continue
             else:
                 data = (self.blobs / later.before).read_bytes()
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            (dest / rel).write_bytes(data)
+            self._store(dest / rel, data, enc)
         return dest
 
     def _result_of(self, patch: Patch) -> str | None:
