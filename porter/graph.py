@@ -38,7 +38,7 @@ def scan_node(state: PortState) -> dict:
 
     ws = Workspace(Path(state.output))
     inventory = scan_tree(ws.root, ws.files())
-    return {"files": inventory.files, "kernels": inventory.kernels}
+    return {"files": inventory.files, "kernels": inventory.kernels, "findings": inventory.errors}
 
 
 def _agent(module_name: str, model: Model | None) -> Callable[[PortState], dict]:

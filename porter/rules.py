@@ -284,6 +284,8 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
         findings: list[Finding] = []
         patches: list[Patch] = []
         done[record.path] = (findings, patches)
+        if record.unported:
+            continue  # the scan found it cannot be ported (the report says why)
         if record.kind in (FileKind.cuda, FileKind.cpp):
             lang = "cuda"
         elif record.kind in build_lang:

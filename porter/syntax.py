@@ -95,6 +95,23 @@ def lang_for(path: str) -> str | None:
     return None
 
 
+_INT_LITERAL = re.compile(r"(-?)(0[xX][0-9a-fA-F']+|0[bB][01']+|0[0-7']*|[1-9][0-9']*)([uUlLzZ]*)")
+
+
+def int_literal(text: str) -> tuple[int, str] | None:
+    """(value, lower-case suffix) of a C/C++ integer literal (hex, binary, octal, decimal, with
+    digit separators and u/l/z suffixes); None for anything else (a float, `08`, a UDL)."""
+    m = _INT_LITERAL.fullmatch(text.strip())
+    if not m or m.group(2).endswith("'") or "''" in m.group(2):
+        return None
+    digits = m.group(2).replace("'", "")
+    if len(digits) > 2 and digits[1] in "xXbB":
+        value = int(digits, 0)
+    else:
+        value = int(digits, 8) if digits.startswith("0") else int(digits)
+    return (-value if m.group(1) else value), m.group(3).lower()
+
+
 @dataclass
 class FileText:
     """A file's relative path and bytes, with the line index every kind of unit reports by."""

@@ -47,6 +47,7 @@ class Landed:
 class CopyNote:
     path: str
     note: str
+    target: str | None = None  # a symbolic link to this path inside the tree: recreated as a link
 
 
 def check_output_dir(source: Path, output: Path, *, force: bool, resume: bool = False) -> None:
@@ -84,16 +85,16 @@ class Workspace:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source / rel, target)
             shutil.copymode(source / rel, target)
+        for note in notes:
+            if note.target is not None and note.path == display_path(note.path):
+                link = output / note.path
+                link.parent.mkdir(parents=True, exist_ok=True)
+                link.symlink_to(os.path.relpath(output / note.target, link.parent))
         return ws, notes
 
     def files(self) -> list[str]:
-        """Relative posix paths of every file in the output tree, porter's own state excluded."""
-        out = []
-        for dirpath, dirnames, filenames in os.walk(self.root):
-            dirnames[:] = sorted(d for d in dirnames if d != STATE_DIR)
-            for name in filenames:
-                out.append((Path(dirpath) / name).relative_to(self.root).as_posix())
-        return sorted(out)
+        """Relative posix paths of every regular file in the output tree, porter's own state and links excluded."""
+        return tree_files(self.root)[0]
 
     def read(self, rel: str) -> bytes:
         """A file's UTF-8 view (its raw bytes when it is binary)."""
@@ -231,35 +232,58 @@ class Workspace:
 
 
 def tree_files(source: Path) -> tuple[list[str], list[CopyNote]]:
-    """Relative paths of the regular files of a tree, and notes on what was left out.
+    """Relative paths of the regular files of a tree, each real file once, and notes on the rest.
 
-    Symbolic links are followed only while they stay inside the tree; porter's own state
-    directory is skipped, so an output tree can be scanned like a source tree.
+    The walk follows no symbolic link, so it meets no link loop and reaches each real file by its
+    one real path. A link to a file or directory inside the tree is noted with its `target`
+    (`Workspace.create` recreates it in the output tree, pointing at the ported file); a link that
+    leaves the tree, dangles or loops is noted and left out. porter's own state directory is
+    skipped, so an output tree can be scanned like a source tree.
     """
     root = source.resolve()
     files: list[str] = []
     notes: list[CopyNote] = []
-
-    def leaves(path: Path) -> bool:
-        if not path.is_symlink():
-            return False
-        target = path.resolve()
-        if target == root or root in target.parents:
-            return False
-        notes.append(CopyNote(path.relative_to(root).as_posix(),
-                              f"symbolic link to {os.readlink(path)} leaves the source tree: not followed"))
-        return True
-
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-        here = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if d != STATE_DIR and not leaves(here / d))
-        for name in sorted(filenames):
-            path = here / name
-            if leaves(path):
-                continue
+    stack = [root]
+    while stack:
+        here = stack.pop()
+        try:
+            entries = sorted(os.scandir(here), key=lambda e: e.name)
+        except OSError as e:
+            notes.append(CopyNote(display_path(here.relative_to(root).as_posix()), f"not readable ({e.strerror}): skipped"))
+            continue
+        subdirs = []
+        for entry in entries:
+            path = Path(entry.path)
             rel = path.relative_to(root).as_posix()
-            if not path.is_file():
-                notes.append(CopyNote(rel, "not a regular file: skipped"))
-                continue
-            files.append(rel)
-    return files, notes
+            if entry.is_symlink():
+                notes.append(_link_note(root, path, rel))
+            elif entry.is_dir(follow_symlinks=False):
+                if entry.name != STATE_DIR:
+                    subdirs.append(path)
+            elif entry.is_file(follow_symlinks=False):
+                files.append(rel)
+            else:
+                notes.append(CopyNote(display_path(rel), "not a regular file: skipped"))
+        stack.extend(reversed(subdirs))
+    return sorted(files), notes
+
+
+def _link_note(root: Path, path: Path, rel: str) -> CopyNote:
+    link = os.readlink(path)
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):  # ELOOP, or a link to nothing
+        return CopyNote(display_path(rel), f"symbolic link to {display_path(link)} loops or dangles: skipped")
+    if target != root and root not in target.parents:
+        return CopyNote(display_path(rel), f"symbolic link to {display_path(link)} leaves the source tree: not followed")
+    inside = target.relative_to(root).as_posix()
+    if inside == STATE_DIR or inside.startswith(STATE_DIR + "/"):
+        return CopyNote(display_path(rel), "symbolic link into porter's state: skipped")
+    return CopyNote(display_path(rel), f"symbolic link to {display_path(inside) or '.'} in the tree: kept as a link, "
+                                       "what it names is ported once", target=inside)
+
+
+def display_path(rel: str) -> str:
+    """A path as text: a file name that is not UTF-8 (kept by Python as surrogate escapes) is
+    shown with backslash escapes, so reports and checkpoints can hold it."""
+    return os.fsencode(rel).decode("utf-8", "backslashreplace")
