@@ -185,6 +185,10 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
 
     findings: list[Finding] = []
     taken = _Taken()
+    rules = list(rules)
+    if (agent in DEPTH_BOUND_AGENTS and isinstance(unit, SourceFile) and rules
+            and (depth := unit.depth) > MAX_TREE_DEPTH):
+        return RunResult([_too_deep(unit, agent, depth)], None)
     for r in rules:
         try:
             hits = list(r.func(unit, ctx))
@@ -215,6 +219,23 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
         patch = Patch(path=unit.path, base_hash=content_hash(unit.data), edits=tuple(taken.edits), agent=agent,
                       rule=",".join(ids), reason=f"{len(taken.edits)} edits by {', '.join(ids)}")
     return RunResult(findings, patch)
+
+
+# Syntax trees deeper than this are not given to the analysis rules: they climb a node's
+# ancestors, and tree-sitter finds a parent by descending from the root, so a walk up a tree of
+# depth d costs d^2 (a 3,000-operand expression took hours). Real code nests a few dozen deep.
+# The translator's and shim's rules read tokens and calls, not ancestry, and run on any tree.
+MAX_TREE_DEPTH = 400
+DEPTH_BOUND_AGENTS = frozenset({"microarch"})
+INPUT_LIMIT = "input-limit"  # the rule id of a finding that says porter left a file unchecked, and why
+
+
+def _too_deep(unit: SourceFile, agent: str, depth: int) -> Finding:
+    return Finding(rule=INPUT_LIMIT, severity=Severity.warning, agent=agent,
+                   location=Location(path=unit.path, line=1),
+                   message=f"the syntax tree nests {depth} deep, more than porter's {agent} rules walk "
+                           f"({MAX_TREE_DEPTH}): they were not run on this file (its hazards are unchecked); "
+                           "split the expression that nests this deep to have it checked")
 
 
 class _Taken:

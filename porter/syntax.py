@@ -163,6 +163,23 @@ class SourceFile(FileText):
         """True when tree-sitter parsed the whole file without ERROR or MISSING nodes."""
         return not self.tree.root_node.has_error
 
+    @property
+    def depth(self) -> int:
+        """How deeply the syntax tree nests (a 3,000-operand sum is 3,000 deep), in one walk."""
+        if "syntax.depth" not in self.memo:
+            cursor, depth, deepest = self.tree.walk(), 0, 0
+            while True:
+                if cursor.goto_first_child():
+                    depth += 1
+                    deepest = max(deepest, depth)
+                    continue
+                while not cursor.goto_next_sibling():
+                    if not cursor.goto_parent():
+                        self.memo["syntax.depth"] = deepest
+                        return deepest
+                    depth -= 1
+        return self.memo["syntax.depth"]  # type: ignore[return-value]
+
     def captures(self, source: str, node: Node | None = None) -> list[Node]:
         """All nodes captured by a tree-sitter query (any capture name), in source order."""
         compiled = query(self.lang, source)

@@ -106,9 +106,9 @@ def views(unit: SourceFile) -> list[View]:
     return unit.memo["microarch.views"]
 
 
-def calls(view: View, names: frozenset[str]) -> list[tuple[str, Node]]:
-    """(callee, call_expression) for every call of one of `names`, in source order."""
-    return [(view.src.text(m["fn"][0]), m["call"][0]) for m in view.src.matches(_CALLS)
+def calls(view: View, names: frozenset[str], node: Node | None = None) -> list[tuple[str, Node]]:
+    """(callee, call_expression) for every call of one of `names` (inside `node`, if given), in source order."""
+    return [(view.src.text(m["fn"][0]), m["call"][0]) for m in view.src.matches(_CALLS, node)
             if view.src.text(m["fn"][0]) in names]
 
 

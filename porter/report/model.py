@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from porter import __version__
 from porter import rules as rule_catalog
-from porter.rules import Rule
+from porter.rules import INPUT_LIMIT, Rule
 from porter.state import (
     SCHEMA_VERSION,
     Attempt,
@@ -38,6 +38,7 @@ REPORT_FILES = {"markdown": "porter-report.md", "json": "porter-report.json", "s
 SEVERITY_ORDER = {Severity.error: 0, Severity.warning: 1, Severity.info: 2}
 _ERROR_LINE = re.compile(r"\berror\b", re.I)
 TOKEN_BY_TOKEN = "translated token by token: tree-sitter could not parse all of it"
+INPUT_LIMIT_TITLE = "input past a limit porter's rules can walk: the rules named were not run on the file"
 INTERNAL_TITLE = "porter failed: an exception in a rule, the parser or a step of porter (a bug in porter)"
 
 
@@ -333,8 +334,8 @@ def _rule_counts(findings: list[Finding], catalog: Mapping[str, Rule]) -> list[R
         not_applied = sum(not f.fixed and f.fixable for f in found)
         out.append(RuleCount(
             rule=rule_id,
-            title=known.title if known else (INTERNAL_TITLE if rule_id == INTERNAL_ERROR
-                                             else "not in this porter's rule catalog"),
+            title=known.title if known else {INTERNAL_ERROR: INTERNAL_TITLE, INPUT_LIMIT: INPUT_LIMIT_TITLE}.get(
+                rule_id, "not in this porter's rule catalog"),
             why=known.section("Why") if known else "",
             agent=known.agent if known else found[0].agent,
             severity=known.severity if known else min((f.severity for f in found), key=SEVERITY_ORDER.get),
