@@ -210,7 +210,7 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
                 rule=r.id, severity=hit.severity or r.severity, message=hit.message,
                 location=Location.model_construct(path=unit.path, line=line, column=col,
                                                   end_line=end_line, end_column=end_col),
-                snippet=unit.line_text(line).strip(), agent=agent,
+                snippet=unit.snippet(hit.start), agent=agent,
                 fixable=bool(hit.edits) or fixed, fixed=fixed, detail=detail,
             ))
     patch = None

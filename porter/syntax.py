@@ -112,6 +112,9 @@ def int_literal(text: str) -> tuple[int, str] | None:
     return (-value if m.group(1) else value), m.group(3).lower()
 
 
+SNIPPET_WIDTH = 160
+
+
 @dataclass
 class FileText:
     """A file's relative path and bytes, with the line index every kind of unit reports by."""
@@ -122,17 +125,40 @@ class FileText:
 
     def __post_init__(self) -> None:
         self._line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.data)]
+        self._ascii_lines: dict[int, bool] = {}
 
     def line_col(self, offset: int) -> tuple[int, int]:
-        """1-based line and character column of a byte offset."""
+        """1-based line and character column of a byte offset.
+
+        On an ASCII line the column is arithmetic; otherwise only the line's prefix is decoded.
+        A 5 MB one-line file yields thousands of findings, each asking this.
+        """
         i = bisect.bisect_right(self._line_starts, offset) - 1
-        col = len(self.data[self._line_starts[i] : offset].decode("utf-8", "replace")) + 1
-        return i + 1, col
+        start = self._line_starts[i]
+        ascii_line = self._ascii_lines.get(i)
+        if ascii_line is None:
+            end = self._line_starts[i + 1] if i + 1 < len(self._line_starts) else len(self.data)
+            ascii_line = self._ascii_lines[i] = self.data[start:end].isascii()
+        if ascii_line:
+            return i + 1, offset - start + 1
+        return i + 1, len(self.data[start:offset].decode("utf-8", "replace")) + 1
 
     def line_text(self, line: int) -> str:
         start = self._line_starts[line - 1]
         end = self.data.find(b"\n", start)
         return self.data[start : end if end >= 0 else len(self.data)].decode("utf-8", "replace")
+
+    def snippet(self, offset: int, width: int = SNIPPET_WIDTH) -> str:
+        """The line around `offset`, stripped, clipped to about `width` characters (with "...")."""
+        i = bisect.bisect_right(self._line_starts, offset) - 1
+        start = self._line_starts[i]
+        end = self.data.find(b"\n", start)
+        end = end if end >= 0 else len(self.data)
+        if end - start <= 4 * width:
+            return self.data[start:end].decode("utf-8", "replace").strip()
+        lo, hi = max(start, offset - width // 2), min(end, offset + width // 2)
+        text = self.data[lo:hi].decode("utf-8", "ignore").strip()
+        return ("..." if lo > start else "") + text + ("..." if hi < end else "")
 
 
 @dataclass
