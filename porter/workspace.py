@@ -63,8 +63,19 @@ def check_output_dir(source: Path, output: Path, *, force: bool, resume: bool = 
         if not (out / STATE_DIR).is_dir():
             raise BadInput(f"{output}: nothing to resume (no {STATE_DIR}/ here)")
         return
+    if out.exists() and not out.is_dir():
+        raise BadInput(f"{output}: exists and is not a directory")
+    blocker = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        raise BadInput(f"{output}: cannot be created: {blocker} is a file, not a directory")
     if out.exists() and any(out.iterdir()) and not force:
         raise BadInput(f"{output}: output directory is not empty (pass --force to port into it anyway)")
+    try:
+        (out / STATE_DIR).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BadInput(f"{output}: cannot be created: {e.strerror}") from None
+    if not os.access(out / STATE_DIR, os.W_OK | os.X_OK):
+        raise BadInput(f"{output}: not writable")
 
 
 class Workspace:
