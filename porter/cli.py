@@ -196,26 +196,26 @@ def scan(source: Annotated[Path, typer.Argument(help="Directory of CUDA code (re
 @app.command("rules")
 def list_rules() -> None:
     """The rule catalog."""
-    from porter import rules
+    from porter import catalog
 
     table = Table(title="porter rules")
     for col in ("id", "agent", "severity", "fix", "title"):
         table.add_column(col)
-    for r in rules.load().values():
-        table.add_row(r.id, r.agent, r.severity.value, r.fix, r.title)
+    for r in catalog.catalog().values():
+        table.add_row(r.id, r.agent, r.severity, r.fix, r.title)
     console.print(table)
 
 
 @app.command()
 def explain(rule_id: Annotated[str, typer.Argument(help="A rule id, e.g. HIP001.")]) -> None:
     """Print one rule's documentation and where it lives."""
-    from porter import rules
+    from porter import catalog
 
     try:
-        r = rules.get(rule_id)
+        r = catalog.get(rule_id)
     except KeyError as e:
         raise _bad_input(str(e.args[0])) from None
-    console.print(f"[bold]{r.id}[/] ({r.agent}, {r.severity.value}, fix: {r.fix})  {r.module}")
+    console.print(f"[bold]{r.id}[/] ({r.agent}, {r.severity}, fix: {r.fix})  {r.module}")
     console.print(r.doc.strip(), markup=False, highlight=False)
 
 

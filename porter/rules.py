@@ -21,12 +21,12 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Literal
 
+from porter.catalog import AGENTS  # one list, which `porter rules` reads without importing this module
 from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
 from porter.pysyntax import PythonFile
 from porter.syntax import FileText, SourceFile
 
 FAMILIES = ("HIP", "WAVE", "LDS", "MFMA", "PTX", "TRI", "BLD", "SHIM")
-AGENTS = ("translator", "microarch", "shim", "verifier")
 RULE_ID = re.compile(rf"^({'|'.join(FAMILIES)})(\d{{3}})$")
 # Ids once used and since retired stay reserved, so an old report's id never changes meaning.
 RETIRED: frozenset[str] = frozenset()
