@@ -13,13 +13,14 @@ import posixpath
 import re
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from porter.github.diff import FileDiff
 from porter.github.plan import Plan, build_plan
 from porter.github.sandbox import run_port
 from porter.github.suggest import suggestions
-from porter.report import build_report, render_markdown, render_sarif
+from porter.report import Report, build_report, render_markdown, render_sarif
 from porter.run import report_context
 from porter.scan import classify
 from porter.state import FileKind, PortOptions
@@ -67,15 +68,22 @@ def stage(checkout: Path, paths: list[str], into: Path) -> list[str]:
     return sorted(seen)
 
 
+@dataclass(frozen=True)
+class Analysis:
+    plan: Plan
+    report: Report | None  # None: nothing to port
+    port_dir: Path | None  # the output tree of the port
+
+
 def analyze(checkout: Path, diffs: dict[str, FileDiff], head_sha: str, work: Path, options: PortOptions, *,
             pr_number: int | None = None, timeout_s: float = 900.0,
-            should_stop: Callable[[], bool] = lambda: False) -> Plan:
+            should_stop: Callable[[], bool] = lambda: False) -> Analysis:
     """Port what the change touches (in the sandbox) and plan what to post. `work` is a scratch
     directory outside the checkout; it holds `src/` (the staged tree) and `port/` (the output)."""
     paths = touched(checkout, diffs)
     if not paths:
-        return build_plan(head_sha=head_sha, report=None, exit_code=0, diffs=diffs, suggestions=[], markdown="",
-                          pr_number=pr_number)
+        return Analysis(build_plan(head_sha=head_sha, report=None, exit_code=0, diffs=diffs, suggestions=[],
+                                   markdown="", pr_number=pr_number), None, None)
     src, out = work / "src", work / "port"
     for d in (src, out):
         if d.exists():
@@ -89,6 +97,19 @@ def analyze(checkout: Path, diffs: dict[str, FileDiff], head_sha: str, work: Pat
     cuda = [p for p in paths if classify(p, (checkout / p).read_bytes())[0] in (FileKind.cuda, FileKind.cpp)]
     notes = list(result.notes) + [f"ported in a sandbox process in {result.seconds:.1f} s"
                                   + (", without network" if result.isolated else "")]
-    return build_plan(head_sha=head_sha, report=report, exit_code=report.exit_code, diffs=diffs,
+    plan = build_plan(head_sha=head_sha, report=report, exit_code=report.exit_code, diffs=diffs,
                       suggestions=suggestions(checkout, cuda, options), markdown=render_markdown(report),
                       sarif=sarif, pr_number=pr_number, notes=notes)
+    return Analysis(plan, report, out)
+
+
+def ported_files(analysis: Analysis, paths: list[str] | None = None) -> dict[str, bytes]:
+    """The port's version of every file it changed or created (under `paths` when given), for a branch."""
+    if analysis.report is None or analysis.port_dir is None:
+        return {}
+    out = {}
+    for change in analysis.report.changes:
+        if paths and not any(change.path == p or change.path.startswith(p.rstrip("/") + "/") for p in paths):
+            continue
+        out[change.path] = (analysis.port_dir / change.path).read_bytes()
+    return out
