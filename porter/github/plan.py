@@ -144,14 +144,12 @@ def build_plan(*, head_sha: str, report: Report | None, exit_code: int, diffs: d
     notes = list(notes or [])
     comments: list[ReviewComment] = []
     annotations: list[Annotation] = []
-    skipped_old = 0
     for s in suggestions:
         d = diffs.get(s.path)
-        if d is None or (d.has_patch and not d.touches(s.first, s.last)):
-            skipped_old += 1  # a line this change did not write: not the author's to fix here
-            continue
+        if d is None:
+            continue  # a header staged as context, not part of this change
         hunk = d.hunk_for(s.first, s.last) if d.has_patch else None
-        if hunk is None:
+        if hunk is None:  # GitHub would reject the whole review: the check run carries it instead
             annotations.append(Annotation(
                 path=s.path, start_line=s.first, end_line=s.last, annotation_level="notice",
                 title=f"porter suggests a change ({', '.join(s.rules)})"[:MAX_TITLE],
@@ -160,15 +158,9 @@ def build_plan(*, head_sha: str, report: Report | None, exit_code: int, diffs: d
             continue
         comments.append(ReviewComment(path=s.path, line=s.last, start_line=s.first if s.first != s.last else None,
                                       body=fit(_suggestion_body(s))))
-    open_findings = report.open_findings if report else []
-    outside = 0
-    for f in open_findings:
-        d = diffs.get(f.location.path)
-        end = max(f.location.end_line or f.location.line, f.location.line)
-        if d is None or (d.has_patch and not d.touches(f.location.line, end)):
-            outside += 1
-            continue
-        annotations.append(_finding_annotation(f))
+    for f in (report.open_findings if report else []):
+        if f.location.path in diffs:
+            annotations.append(_finding_annotation(f))
     verdict = conclusion(exit_code, report)
     if report is None:
         title = "nothing to port in this change"
@@ -176,7 +168,7 @@ def build_plan(*, head_sha: str, report: Report | None, exit_code: int, diffs: d
         title = f"{verdict}: " + ", ".join(report.blocking)
     else:
         title = "ported cleanly: every unit compiled, no open hazard"
-    summary = _check_summary(report, verdict, len(comments), annotations, outside, skipped_old, notes)
+    summary = _check_summary(report, verdict, len(comments), annotations, notes)
     check = CheckRunPlan(head_sha=head_sha, conclusion=verdict, title=title[:MAX_TITLE], summary=fit(summary),
                          text=fit(markdown), annotations=annotations)
     review = None
@@ -192,7 +184,7 @@ def build_plan(*, head_sha: str, report: Report | None, exit_code: int, diffs: d
 
 
 def _check_summary(report: Report | None, verdict: str, n_suggestions: int, annotations: list[Annotation],
-                   outside: int, skipped_old: int, notes: list[str]) -> str:
+                   notes: list[str]) -> str:
     if report is None:
         return "This change touches no CUDA, C++, Triton or build file: porter has nothing to check."
     s = report.summary
@@ -205,10 +197,6 @@ def _check_summary(report: Report | None, verdict: str, n_suggestions: int, anno
              f"| open hazards | {s.open_hazards} |",
              f"| suggestions in the review | {n_suggestions} |",
              f"| annotations | {len(annotations)} |"]
-    if outside:
-        lines.append(f"| open hazards on lines this change did not touch (not annotated) | {outside} |")
-    if skipped_old:
-        lines.append(f"| fixes for lines this change did not touch (not suggested) | {skipped_old} |")
     evidence = [f"- `{u.unit}`: {u.verdict}" + (f" ({u.toolchain})" if u.toolchain else "")
                 + (f": {u.reason}" if u.reason else "") + (f"; `{u.error}`" if u.error else "")
                 for u in report.units]
