@@ -32,6 +32,7 @@ import httpx
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from githubkit import AppInstallationAuthStrategy
+from githubkit.cache import MemCacheStrategy
 
 from porter.github.analyze import Analysis, analyze, ported_files
 from porter.github.commands import Command, NotACommand, parse
@@ -179,6 +180,7 @@ class Worker:
         self.store = store
         self.transport = transport
         self.stop_event = threading.Event()
+        self.tokens = MemCacheStrategy()  # installation tokens, reused until they expire
 
     def loop(self) -> None:
         while not self.stop_event.is_set():
@@ -207,7 +209,8 @@ class Worker:
 
     def repo(self, job: Job) -> Repo:
         auth = AppInstallationAuthStrategy(self.settings.app_id, self.settings.private_key, job.installation)
-        return Repo(client(auth, base_url=self.settings.api_url, transport=self.transport), job.repo)
+        return Repo(client(auth, base_url=self.settings.api_url, transport=self.transport, tokens=self.tokens),
+                    job.repo)
 
     def _work(self, job: Job) -> Path:
         return self.settings.work / f"job-{job.id}"

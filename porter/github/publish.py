@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 
 import httpx
 from githubkit import GitHub
+from githubkit.cache import BaseCacheStrategy
 from githubkit.exception import RequestFailed
 
 from porter.github.plan import ANNOTATIONS_PER_REQUEST, REVIEW_MARKER, SUMMARY_MARKER, Plan
@@ -25,9 +26,12 @@ from porter.github.plan import ANNOTATIONS_PER_REQUEST, REVIEW_MARKER, SUMMARY_M
 PER_PAGE = 100
 
 
-def client(auth, *, base_url: str | None = None, transport: httpx.BaseTransport | None = None) -> GitHub:
-    """A githubkit client. No HTTP cache: a run must see the check runs and comments as they are now."""
-    return GitHub(auth, base_url=base_url, transport=transport, http_cache=False, user_agent="porter-gpu")
+def client(auth, *, base_url: str | None = None, transport: httpx.BaseTransport | None = None,
+           tokens: BaseCacheStrategy | None = None) -> GitHub:
+    """A githubkit client. No HTTP cache: a run must see the check runs and comments as they are now.
+    `tokens` keeps installation tokens between jobs (one cache per App worker, not githubkit's global one)."""
+    return GitHub(auth, base_url=base_url, transport=transport, http_cache=False, user_agent="porter-gpu",
+                  cache_strategy=tokens)
 
 
 @dataclass(frozen=True)

@@ -74,11 +74,12 @@ class Store:
             return int(cur.lastrowid)
 
     def claim(self) -> Job | None:
-        """The oldest queued job, now running; None when the queue is empty."""
+        """The oldest queued command, else the oldest queued review, now running; None when the queue is empty.
+        Commands go first so that `/porter stop` overtakes the reviews it stops."""
         with self._lock:
             row = self._db.execute(
                 "UPDATE jobs SET status='running', started=? WHERE id = "
-                "(SELECT id FROM jobs WHERE status='queued' ORDER BY id LIMIT 1) "
+                "(SELECT id FROM jobs WHERE status='queued' ORDER BY kind != 'command', id LIMIT 1) "
                 "RETURNING id, kind, repo, pr, installation, payload, status, error", (time.time(),)).fetchone()
         return self._job(row) if row else None
 
