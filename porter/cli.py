@@ -300,7 +300,7 @@ def github(
                    step_summary=step_summary, github_output=github_output, verify=verify)
     except ValueError as e:
         raise _bad_input(str(e)) from None
-    raise typer.Exit(code if fail_on_findings or dry_run else 0)
+    raise typer.Exit(code if fail_on_findings else 0)
 
 
 @app.command()
