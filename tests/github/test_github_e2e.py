@@ -101,3 +101,31 @@ def test_wave32_reduction_pr_end_to_end(fake, app_env, request):
     recorded = json.loads(TRANSCRIPT.read_text())["requests"]
     assert [(c["method"], c["path"], c["status"]) for c in recorded] == \
         [(c["method"], c["path"], c["status"]) for c in calls]
+
+
+@pytest.mark.toolchain("clang")
+def test_port_command_pushes_the_full_port_to_a_branch_only_on_request(fake, app_env):
+    base = fake.add_repo(REPO, BASE_FILES)
+    kernel = (HERE / "data" / "block_sum.cu").read_bytes()
+    pr = fake.open_pr(REPO, base, {**BASE_FILES, "src/block_sum.cu": kernel})
+    fake.repos[REPO].permissions["octocat"] = "write"
+    api = create_app(app_env, transport=fake.transport, start_worker=False)
+    with TestClient(api) as client:
+        opened = payload("pull_request.opened")
+        deliver(client, "pull_request", opened)
+        assert api.state.worker.run_once()
+        state = fake.repos[REPO]
+        assert set(state.refs) == {"heads/main"}  # a review pushes nothing
+        comment = payload("issue_comment.created")
+        comment["comment"]["body"] = "/porter port src\nplease"
+        deliver(client, "issue_comment", comment)
+        assert api.state.worker.run_once()
+    assert [j.status for j in api.state.store.jobs()] == ["done", "done"], api.state.store.jobs()
+    branch = state.refs["heads/porter/pr-7"]
+    assert state.parents[branch] == [pr.head]
+    ported = state.commits[branch]["src/block_sum.cu"].decode()
+    assert "#include <hip/hip_runtime.h>" in ported and "hipStream_t" in ported and "warpSize / 2" in ported
+    assert state.commits[branch]["README.md"] == BASE_FILES["README.md"]
+    assert [r["content"] for r in state.reactions] == ["eyes", "rocket"]
+    assert "pushed the full port (1 file(s)) to branch `porter/pr-7`" in state.comments[-1]["body"]
+    assert len(state.check_runs) == 1 and len(state.reviews[pr.number]) == 1  # same head: updated, not repeated
