@@ -94,8 +94,10 @@ def render_dry_run(plan: Plan, out: TextIO) -> None:
 
 def run(checkout: Path, *, event: dict | None, base: str | None, head: str | None, dry_run: bool,
         sarif: Path | None, model: str, token: str | None, api_url: str | None, out: TextIO,
-        step_summary: Path | None = None, github_output: Path | None = None, verify: bool = True) -> int:
-    """One Action run (or a local dry run with `base`/`head`); returns porter's exit code."""
+        step_summary: Path | None = None, github_output: Path | None = None, verify: bool = True,
+        transport=None) -> int:
+    """One Action run (or a local dry run with `base`/`head`); returns porter's exit code.
+    `transport` replaces the network (tests hand in the fake GitHub's)."""
     if event is not None:
         pr = from_event(event)
     elif base and head:
@@ -135,7 +137,7 @@ def run(checkout: Path, *, event: dict | None, base: str | None, head: str | Non
         return plan.exit_code
     from porter.github.publish import Repo, client
 
-    posted = Repo(client(token, base_url=api_url), pr.repo).publish(plan, pr.number)
+    posted = Repo(client(token, base_url=api_url, transport=transport), pr.repo).publish(plan, pr.number)
     print(f"check run {posted.check_run_id} ({plan.check_run.conclusion}), review {posted.review_id}, "
           f"summary comment {posted.comment_id}", file=out)
     return plan.exit_code

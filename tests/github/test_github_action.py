@@ -121,3 +121,26 @@ def test_fork_pull_request_posts_nothing_and_annotates_through_workflow_commands
     notices = [line for line in r.stdout.splitlines() if line.startswith("::notice file=src/block_sum.cu")]
     assert notices, r.stdout  # the suggestions lie outside the one-line hunk: annotations, not a review
     assert "porter:summary" in (tmp_path / "summary.md").read_text()
+
+
+def test_same_repository_pull_request_posts_through_the_token(tmp_path, fake):
+    import io
+
+    from porter.github.action import run
+
+    checkout, base, head = _checkout(tmp_path, change_far_line=False)
+    files = {"README.md": b"# kernels\n"}
+    fake_base = fake.add_repo("octo-org/kernels", files)
+    kernel = (checkout / "src" / "block_sum.cu").read_bytes()
+    pr = fake.open_pr("octo-org/kernels", fake_base, {**files, "src/block_sum.cu": kernel})
+    event = _event(base, head, fork=False)
+    event["pull_request"]["head"]["sha"] = head  # the local commit; the fake keys its PR by number
+    out = io.StringIO()
+    code = run(checkout, event=event, base=None, head=None, dry_run=False, sarif=tmp_path / "p.sarif", model="none",
+               token=fake.token("write"), api_url="https://api.github.test", out=out, verify=False,
+               transport=fake.transport)
+    state = fake.repos["octo-org/kernels"]
+    assert code == 1  # --no-verify: units not checked
+    assert [r["conclusion"] for r in state.check_runs] == ["neutral"]
+    assert len(state.reviews[pr.number]) == 1 and len(state.comments) == 1
+    assert "check run" in out.getvalue()

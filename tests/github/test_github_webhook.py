@@ -150,3 +150,42 @@ def test_help_explain_stop_and_retry_for_a_writer(served, fake):
     assert {j.id: j.status for j in store.jobs()}[review.id] == "stopped"
     assert "stopped 1 porter job" in fake.repos[REPO].comments[-1]["body"]
     assert [r["content"] for r in fake.repos[REPO].reactions][-2:] == ["eyes", "rocket"]
+
+
+def test_porter_serve_runs_uvicorn_and_refuses_missing_settings(tmp_path, app_key):
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import httpx
+
+    exe = str(Path(sys.executable).parent / "porter")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PORTER_")}
+    r = subprocess.run([exe, "serve"], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "PORTER_WEBHOOK_SECRET" in r.stderr
+    pem = tmp_path / "app.pem"
+    pem.write_text(app_key[0])
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env |= {"PORTER_WEBHOOK_SECRET": "s3cret", "PORTER_APP_ID": "4242", "PORTER_APP_PRIVATE_KEY": str(pem)}
+    proc = subprocess.Popen([exe, "serve", "--port", str(port), "--db", str(tmp_path / "db.sqlite"),
+                             "--work", str(tmp_path / "work")], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        raw, headers = signed(payload("ping"), "ping", secret="s3cret")
+        assert httpx.post(f"http://127.0.0.1:{port}/webhook", content=raw, headers=headers).status_code == 200
+        raw, headers = signed(payload("ping"), "ping", secret="wrong")
+        assert httpx.post(f"http://127.0.0.1:{port}/webhook", content=raw, headers=headers).status_code == 401
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
