@@ -82,6 +82,7 @@ class Plan(_Part):
 
     head_sha: str
     exit_code: int
+    ported: bool  # False: the change touches nothing porter ports (then no new comment is opened)
     check_run: CheckRunPlan
     review: ReviewPlan | None
     summary_comment: str
@@ -177,7 +178,7 @@ def build_plan(*, head_sha: str, report: Report | None, exit_code: int, diffs: d
                 "that keep this CUDA right on NVIDIA and make it right on AMD Instinct (64-lane wavefronts, "
                 f"gfx950). Each is one click; the check run `{CHECK_NAME}` has the rest.")
         review = ReviewPlan(commit_id=head_sha, body=body, comments=comments)
-    return Plan(head_sha=head_sha, exit_code=exit_code, check_run=check, review=review,
+    return Plan(head_sha=head_sha, exit_code=exit_code, ported=report is not None, check_run=check, review=review,
                 summary_comment=fit(_summary_comment(report, verdict, head_sha, len(comments), annotations,
                                                      pr_number)),
                 sarif=sarif, notes=notes)

@@ -103,7 +103,8 @@ class Repo:
     def publish(self, plan: Plan, number: int | None) -> Posted:
         check_id, requests = self._check_run(plan)
         review_id = self._review(plan, number) if number is not None else None
-        comment_id = self.upsert_summary(number, plan.summary_comment) if number is not None else 0
+        comment_id = (self.upsert_summary(number, plan.summary_comment, create=plan.ported)
+                      if number is not None else 0)
         return Posted(check_run_id=check_id, review_id=review_id, comment_id=comment_id, annotation_requests=requests)
 
     def _check_run(self, plan: Plan) -> tuple[int, int]:
@@ -148,12 +149,16 @@ class Repo:
                              for c in plan.review.comments]}
         return self.gh.rest.pulls.create_review(self.owner, self.name, number, data=data).json()["id"]
 
-    def upsert_summary(self, number: int, body: str) -> int:
+    def upsert_summary(self, number: int, body: str, *, create: bool = True) -> int:
+        """Edit porter's summary comment in place; open it only when `create` (a change with nothing to
+        port gets no new comment, but one opened on an earlier push is brought up to date). 0: none."""
         for c in self._comments(number):
             if SUMMARY_MARKER in (c.get("body") or ""):
                 if c["body"] != body:
                     self.gh.rest.issues.update_comment(self.owner, self.name, c["id"], data={"body": body})
                 return c["id"]
+        if not create:
+            return 0
         return self.gh.rest.issues.create_comment(self.owner, self.name, number, data={"body": body}).json()["id"]
 
     def reply(self, number: int, body: str) -> int:

@@ -114,6 +114,7 @@ def test_annotations_go_50_per_request_and_the_fake_refuses_51(repo_with_pr, fak
     many = [Suggestion("k.cu", n, n, "a", "b", (_finding("k.cu", n),)) for n in range(1, 121) if n not in range(147, 154)]
     diffs = from_api_files(repo.pull_files(pr.number))
     plan = build_plan(head_sha=pr.head, report=None, exit_code=0, diffs=diffs, suggestions=many, markdown="")
+    plan = plan.model_copy(update={"ported": True})  # as if the port had run: the summary comment is opened
     assert len(plan.check_run.annotations) == 120
     posted = repo.publish(plan, pr.number)
     assert posted.annotation_requests == 3
@@ -186,3 +187,15 @@ def test_applied_suggestions_still_compile_with_nvcc(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert suggestions(tmp_path, ["block_sum.cu"]) == []
+
+
+def test_a_change_with_nothing_to_port_gets_a_check_run_and_no_new_comment(fake):
+    base = fake.add_repo("o/r", {"README.md": b"a\n"})
+    pr = fake.open_pr("o/r", base, {"README.md": b"b\n"})
+    repo = Repo(client(fake.token("write"), base_url="https://api.github.test", transport=fake.transport), "o/r")
+    plan = build_plan(head_sha=pr.head, report=None, exit_code=0, diffs=from_api_files(repo.pull_files(pr.number)),
+                      suggestions=[], markdown="")
+    posted = repo.publish(plan, pr.number)
+    state = fake.repos["o/r"]
+    assert [(r["conclusion"], r["output"]["title"]) for r in state.check_runs] == [("success", "nothing to port in this change")]
+    assert posted.comment_id == 0 and state.comments == [] and pr.number not in state.reviews

@@ -117,15 +117,20 @@ def test_port_command_pushes_the_full_port_to_a_branch_only_on_request(fake, app
         state = fake.repos[REPO]
         assert set(state.refs) == {"heads/main"}  # a review pushes nothing
         comment = payload("issue_comment.created")
+        comment["comment"]["body"] = "/porter verify"
+        deliver(client, "issue_comment", comment)
+        assert api.state.worker.run_once()
+        assert set(state.refs) == {"heads/main"} and len(state.check_runs) == 1  # verify re-runs, pushes nothing
+        comment = payload("issue_comment.created")
         comment["comment"]["body"] = "/porter port src\nplease"
         deliver(client, "issue_comment", comment)
         assert api.state.worker.run_once()
-    assert [j.status for j in api.state.store.jobs()] == ["done", "done"], api.state.store.jobs()
+    assert [j.status for j in api.state.store.jobs()] == ["done", "done", "done"], api.state.store.jobs()
     branch = state.refs["heads/porter/pr-7"]
     assert state.parents[branch] == [pr.head]
     ported = state.commits[branch]["src/block_sum.cu"].decode()
     assert "#include <hip/hip_runtime.h>" in ported and "hipStream_t" in ported and "warpSize / 2" in ported
     assert state.commits[branch]["README.md"] == BASE_FILES["README.md"]
-    assert [r["content"] for r in state.reactions] == ["eyes", "rocket"]
+    assert [r["content"] for r in state.reactions] == ["eyes", "rocket", "eyes", "rocket"]
     assert "pushed the full port (1 file(s)) to branch `porter/pr-7`" in state.comments[-1]["body"]
     assert len(state.check_runs) == 1 and len(state.reviews[pr.number]) == 1  # same head: updated, not repeated
