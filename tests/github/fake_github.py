@@ -22,7 +22,6 @@ import itertools
 import json
 import re
 import tarfile
-import time
 from dataclasses import dataclass, field
 
 import httpx
