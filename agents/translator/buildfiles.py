@@ -32,6 +32,10 @@ from porter.rules import Hit
 from porter.state import Edit, Severity
 
 MAKEFILE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+# Makefile fragments that Makefiles `include` (GNU make 3.3): Rodinia's common/make.config, the
+# *.mk/*.mak/*.make conventions, and per-platform Makefile.<suffix> variants.
+MAKE_FRAGMENT_NAMES = frozenset({"make.config", "make.inc", "make.def", "Make.config", "config.mk"})
+MAKE_FRAGMENT_SUFFIXES = (".mk", ".mak", ".make")
 
 
 def build_lang(path: str) -> str | None:
@@ -39,7 +43,8 @@ def build_lang(path: str) -> str | None:
     name = PurePosixPath(path.replace("\\", "/")).name
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         return "cmake"
-    if name in MAKEFILE_NAMES or name.endswith(".mk"):
+    if name in MAKEFILE_NAMES or name in MAKE_FRAGMENT_NAMES or name.endswith(MAKE_FRAGMENT_SUFFIXES) \
+            or (name.startswith("Makefile.") and not name.endswith((".am", ".in"))):
         return "makefile"
     if name == "setup.py":
         return "setup_py"
