@@ -470,3 +470,26 @@ def setup_py(data: bytes) -> SetupPy | None:
         return None
     return SetupPy(wrapper.module, dict(wrapper.resolve(ByteSpanPositionProvider)),
                    dict(wrapper.resolve(ParentNodeProvider)))
+
+
+# ---------------------------------------------------------------------------------------------- tree escapes
+
+def outside_tree(unit_path: str, ref: str) -> str | None:
+    """Where a relative path `ref`, written in the file `unit_path` (relative to the project root),
+    lands when it leaves the project tree ("../other-project/include"); None when it stays inside,
+    is absolute, or is built from variables other than the file's own directory."""
+    ref = ref.strip('"')
+    for var in ("${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/", "$(CURDIR)/"):
+        ref = ref.removeprefix(var)
+    if not ref.startswith("..") or "$" in ref:
+        return None
+    parts = [p for p in PurePosixPath(unit_path).parent.parts if p not in ("", ".")]
+    depth = len(parts)
+    for part in PurePosixPath(ref).parts:
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                return ref
+        elif part != ".":
+            depth += 1
+    return None
