@@ -59,6 +59,9 @@ CXX_SUFFIXES = (".cpp", ".cc", ".cxx", ".C", ".c++")
 # nvcc needs these two options for the same source to build (nvcc manual, "NVCC Command Options").
 HIP_CLANG_SEMANTICS = ("--expt-relaxed-constexpr", "--extended-lambda")
 HIP_ON_CUDA_ENV = "PORTER_HIP_ON_CUDA"
+# clang 22 no longer predefines __AMDGCN_WAVEFRONT_SIZE; HIP 5.2's headers read it wherever they are
+# reached, not only through the overlay's hip_runtime.h. gfx942/gfx950 run wave64 only.
+WAVEFRONT_DEFINE = "-D__AMDGCN_WAVEFRONT_SIZE=64"
 # ROCm library -> the NVIDIA library with the same API, for hip-on-cuda links.
 NV_LIBS = {"amdhip64": "", "hipblas": "cublas", "hipblaslt": "cublasLt", "hiprand": "curand", "rocrand": "curand",
            "hipfft": "cufft", "hipsparse": "cusparse", "hipsolver": "cusolver"}
@@ -337,7 +340,8 @@ def clang_command(args: Sequence[str], cfg: HipccConfig) -> list[str]:
     would under the real hipcc.
     """
     args = [a for a in args if a not in _HIPCC_ONLY]
-    cmd = [cfg.compiler, f"--rocm-path={cfg.root}", f"--rocm-device-lib-path={cfg.device_libs}", "-I", cfg.include]
+    cmd = [cfg.compiler, f"--rocm-path={cfg.root}", f"--rocm-device-lib-path={cfg.device_libs}", "-I", cfg.include,
+           WAVEFRONT_DEFINE]
     if not any(a.startswith(("--offload-arch", "--cuda-gpu-arch")) for a in args):
         cmd.append(f"--offload-arch={cfg.arch}")
     user_x = "-x" in args or any(a.startswith("-x") and len(a) > 2 and a[2:] in ("hip", "c++", "c", "cu")
@@ -371,7 +375,7 @@ def cmake_clang_command(args: Sequence[str], cfg: HipccConfig) -> list[str]:
         out.append(args[i])
         i += 1
     return [cfg.compiler, f"--rocm-path={cfg.root}", f"--rocm-device-lib-path={cfg.device_libs}",
-            "-I", cfg.include, *out]
+            "-I", cfg.include, WAVEFRONT_DEFINE, *out]
 
 
 def _nv_option(a: str, nxt: str | None, cfg: HipccConfig) -> tuple[list[str], int]:
