@@ -253,7 +253,7 @@ def _make_checks(makefile: Path, root: Path) -> tuple[list[DiscoveredCheck], lis
             continue
         checks.append(DiscoveredCheck(name=f"{rel_dir or '.'}:make {target}", kind="make-target", origin=where,
                                       directory=rel_dir, build=None if default == target else make,
-                                      run=f"{make} {target}", data_files=tuple(found)))
+                                      run=f"{make} -s {target}", data_files=tuple(found)))
     if checks:
         return checks, skipped
     script = next((directory / s for s in RUN_SCRIPTS if (directory / s).is_file()), None)

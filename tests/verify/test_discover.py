@@ -30,8 +30,8 @@ PROJECTS = Path(__file__).resolve().parents[2] / "fixtures" / "verify" / "projec
 def test_make_run_target() -> None:
     d = discover_checks(PROJECTS / "make_run")
     (check,) = d.checks
-    assert (check.kind, check.origin, check.build, check.run) == ("make-target", "Makefile:7", "make", "make run")
-    assert check.command_spec().run == "make run" and d.undiscovered == ()
+    assert (check.kind, check.origin, check.build, check.run) == ("make-target", "Makefile:7", "make", "make -s run")
+    assert check.command_spec().run == "make -s run" and d.undiscovered == ()  # -s: make's echo is no output
 
 
 def test_self_checking_program_of_a_makefile() -> None:
