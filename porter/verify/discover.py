@@ -26,7 +26,7 @@ from porter.state import Frozen
 from porter.verify.outputs import _FAIL, _PASS
 from porter.verify.spec import CommandSpec
 
-CheckKind = Literal["make-target", "run-script", "ctest", "pytest", "self-checking"]
+CheckKind = Literal["make-target", "run-script", "ctest", "pytest", "self-checking", "spec"]
 CHECK_TIMEOUT_S = 300
 MAKE_CHECK_TARGETS = ("run", "test", "check")
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
@@ -56,9 +56,10 @@ class DiscoveredCheck(Frozen):
 
     def covers(self, unit: str) -> bool:
         """Whether this check exercises `unit` (a path relative to the root)."""
-        if self.sources:
+        in_folder = not self.directory or unit.startswith(self.directory.rstrip("/") + "/")
+        if self.sources and unit.endswith(SOURCE_SUFFIXES):
             return unit in self.sources
-        return not self.directory or unit.startswith(self.directory.rstrip("/") + "/")
+        return in_folder  # a header: whatever builds in its folder includes it, as far as porter knows
 
     def command_spec(self) -> CommandSpec:
         """The same check as a `[[verify.command]]` entry run from the project root."""
