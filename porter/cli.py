@@ -125,6 +125,7 @@ def verify(
     arch: Annotated[str | None, typer.Option(help="Target of the executor (sm_90, gfx950, ...).")] = None,
     check_timeout: Annotated[float | None, typer.Option(help="Seconds per build or run step of a project's own "
                                                              "check (default 300).")] = None,
+    jobs: Annotated[int, typer.Option(help="The project's checks to run at a time.")] = 1,
 ) -> None:
     """Run OUTPUT's kernel specs (porter.toml), else the project's own checks, original against port.
 
@@ -133,7 +134,8 @@ def verify(
     from porter.verify.spec import SpecError
 
     try:
-        evidence = verify_output(output, executor, source=source, arch=arch, check_timeout=check_timeout)
+        evidence = verify_output(output, executor, source=source, arch=arch, check_timeout=check_timeout,
+                                 jobs=jobs)
     except (FileNotFoundError, SpecError, ValueError) as e:
         raise _bad_input(str(e)) from None
     if evidence.kernels:

@@ -23,7 +23,9 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
@@ -137,10 +139,12 @@ def executor_envs(executor: str, workdir: Path, base: Mapping[str, str] | None =
 
 def verify_checks(checks: list[DiscoveredCheck] | tuple[DiscoveredCheck, ...], source: Path, output: Path,
                   executor: str, workdir: Path, *, timeout: float | None = None,
-                  base_env: Mapping[str, str] | None = None) -> list[CheckVerdict]:
+                  base_env: Mapping[str, str] | None = None, jobs: int = 1) -> list[CheckVerdict]:
     """Every check on the original (`source`) and the port (`output`), as the module docstring says.
 
-    `timeout` overrides each check's own (seconds per step). Never raises for a bad port; a
+    `timeout` overrides each check's own (seconds per step); `jobs` checks run at a time (the
+    runs of one check stay in order, so its two original runs and the port's do not overlap;
+    timings are then indicative only, and they are excluded anyway). Never raises for a bad port; a
     missing toolchain makes every check "not-checked" with the reason.
     """
     if not checks:
@@ -157,18 +161,24 @@ def verify_checks(checks: list[DiscoveredCheck] | tuple[DiscoveredCheck, ...], s
         trees["original"] = trees["port"] if executor == "cuda" else copy_tree(source, workdir / "original")
     envs = {"original": original_env, "port": port_env}
     builds: dict[tuple[str, str, str], StepResult] = {}  # one build per (side, folder, command)
+    locks: dict[tuple[str, str, str], threading.Lock] = {}
+    guard = threading.Lock()
 
     def build(side: str, check: DiscoveredCheck) -> StepResult | None:
         if not check.build:
             return None
         side = "original" if executor == "cuda" else side
         key = (side, check.directory, check.build)
-        if key not in builds:
-            builds[key] = run_step(check.build, trees[side] / check.directory, envs[side],
-                                   timeout or check.timeout_s)
+        with guard:
+            lock = locks.setdefault(key, threading.Lock())
+        with lock:  # checks of one folder share its build; other folders build meanwhile
+            if key not in builds:
+                builds[key] = run_step(check.build, trees[side] / check.directory, envs[side],
+                                       timeout or check.timeout_s)
         return builds[key]
 
-    return [_verify_one(c, executor, build_only, trees, envs, build, timeout) for c in checks]
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(lambda c: _verify_one(c, executor, build_only, trees, envs, build, timeout), checks))
 
 
 def _verify_one(check: DiscoveredCheck, executor: str, build_only: bool, trees: dict[str, Path],

@@ -89,14 +89,14 @@ def read_run(output: Path) -> dict:
 
 
 def verify_output(output: Path, executor_name: str, *, source: Path | None = None, arch: str | None = None,
-                  timeout: float = 600.0, check_timeout: float | None = None) -> Evidence:
+                  timeout: float = 600.0, check_timeout: float | None = None, jobs: int = 1) -> Evidence:
     run = read_run(output)
     source = source or Path(run["source"])
     spec = load_spec(output)
     all_kernels = [tuple(k) for k in run.get("kernels", [])]
     units = sorted(set(run.get("units") or ()) | {u for u, _ in all_kernels})
     if not (spec.kernels or spec.commands or spec.triton):
-        return _verify_by_checks(output, source, executor_name, units, check_timeout)
+        return _verify_by_checks(output, source, executor_name, units, check_timeout, jobs)
     evidence = _verify_kernels(output, source, spec, executor_name, arch, timeout, all_kernels)
     commands = [DiscoveredCheck(name=c.name, kind="spec", origin=Path(spec.source).name, build=c.build, run=c.run,
                                 timeout_s=c.timeout_s) for c in spec.commands]
@@ -108,12 +108,12 @@ def verify_output(output: Path, executor_name: str, *, source: Path | None = Non
 
 
 def _verify_by_checks(output: Path, source: Path, executor: str, units: list[str],
-                      timeout: float | None) -> Evidence:
+                      timeout: float | None, jobs: int) -> Evidence:
     if executor not in CHECK_EXECUTORS:
         raise ValueError(f"executor {executor!r}: expected one of {', '.join(CHECK_EXECUTORS)}")
     discovery = discover_checks(source)
     verdicts = verify_checks(discovery.checks, source, output, executor,
-                             output / ".porter" / "verify" / executor / "checks", timeout=timeout)
+                             output / ".porter" / "verify" / executor / "checks", timeout=timeout, jobs=jobs)
     return Evidence(executor=executor, source=str(source), output=str(output), kernels=(), checks=tuple(verdicts),
                     discovery=discovery, units=unit_evidence(units, (), verdicts))
 
@@ -308,12 +308,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", type=Path, default=None)
     parser.add_argument("--arch", default=None)
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per driver run (a hang is data)")
+    parser.add_argument("--jobs", type=int, default=1, help="checks at a time")
     parser.add_argument("--check-timeout", type=float, default=None,
                         help="seconds per step of a project's own check (default: the check's, 300)")
     args = parser.parse_args(argv)
     try:
         evidence = verify_output(args.output, args.executor, source=args.source, arch=args.arch,
-                                 timeout=args.timeout, check_timeout=args.check_timeout)
+                                 timeout=args.timeout, check_timeout=args.check_timeout, jobs=args.jobs)
     except (FileNotFoundError, SpecError, ValueError) as e:
         print(f"error: {e}")
         return 2

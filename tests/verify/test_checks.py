@@ -124,3 +124,15 @@ def test_copy_tree_replaces_an_old_copy(tmp_path: Path) -> None:
 def test_unknown_executor_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="expected one of cuda, hip-on-cuda, rocm, gfx950"):
         checks.executor_envs("metal", tmp_path)
+
+
+def test_checks_of_one_folder_share_one_build_when_run_in_parallel(tmp_path: Path, plain_envs: None) -> None:
+    src = project(tmp_path / "src", "i", MAKEFILE + "\ntest: prog\n\t./prog\n\techo build-count $$(cat built)\n")
+    (src / "Makefile").write_text((src / "Makefile").read_text().replace("cc -O1 -o prog prog.c",
+                                                                         "cc -O1 -o prog prog.c; echo x >> built"))
+    found = discover_checks(src).checks
+    assert [c.run for c in found] == ["make -s run", "make -s test"]
+    verdicts = verify_checks(found, src, src, "hip-on-cuda", tmp_path / "work", jobs=2)
+    assert [v.status for v in verdicts] == ["pass", "pass"]
+    assert verdicts[0].port_build == verdicts[1].port_build
+    assert (tmp_path / "work" / "port" / "built").read_text() == "x\n"  # built once
