@@ -38,6 +38,8 @@ from porter.verify.outputs import OutputComparison, ProgramRun, compare_outputs
 CheckStatus = Literal["pass", "mismatch", "port-build-failed", "port-failed", "timeout", "nothing-comparable",
                       "original-build-failed", "original-failed", "compiled-only", "not-checked"]
 CHECK_EXECUTORS = ("cuda", "hip-on-cuda", "rocm", "gfx950")
+# Verdicts that are the port's fault; the others say nothing about it either way.
+CHECK_FAILED = ("mismatch", "port-build-failed", "port-failed", "timeout")
 # Files of a port tree that are porter's, not the project's: not copied for a build.
 PORTER_FILES = {".porter", "porter-report.md", "porter-report.json", "porter-report.sarif", "porter-verify.json",
                 "porter-verify.md", CMAKE_BUILD_DIR}

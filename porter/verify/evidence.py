@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Literal
 
 from porter.state import Frozen, KernelCheck
-from porter.verify.checks import CHECK_EXECUTORS, CheckVerdict, verify_checks
+from porter.verify.checks import CHECK_EXECUTORS, CHECK_FAILED, CheckVerdict, verify_checks
 from porter.verify.discover import DiscoveredCheck, Discovery, discover_checks
 from porter.verify.executors import CudaExecutor, TimingVerdict, get_executor, verdict
 from porter.verify.project import KernelVerdict, verify_project
@@ -46,7 +46,6 @@ class KernelEvidence(Frozen):
 
 
 UnitStatus = Literal["passed", "failed", "compiled-only", "not-verified"]
-CHECK_FAILED = ("mismatch", "port-build-failed", "port-failed", "timeout")
 KERNEL_FAILED = ("mismatch", "port-build-failed", "port-run-failed")
 
 
