@@ -190,7 +190,7 @@ def _verify_one(check: DiscoveredCheck, executor: str, build_only: bool, trees: 
     if not (trees["port"] / check.directory).is_dir():
         return CheckVerdict(**head, status="port-build-failed", reason=f"the port has no folder {check.directory}")
     port_build = build("port", check)
-    if port_build is not None and not port_build.ok:
+    if build_only and port_build is not None and not port_build.ok:
         why = "timed out" if port_build.timed_out else f"exited {port_build.rc}"
         return CheckVerdict(**head, status="port-build-failed", port_build=port_build,
                             reason=f"`{check.build}` {why} on the port: {_tail(port_build.stderr or port_build.stdout)}")
@@ -206,8 +206,14 @@ def _verify_one(check: DiscoveredCheck, executor: str, build_only: bool, trees: 
     folder = {side: trees[side] / check.directory for side in trees}
     first = run_step(check.run, folder["original"], envs["original"], limit)
     second = run_step(check.run, folder["original"], envs["original"], limit) if not first.timed_out else first
+    if port_build is not None and not port_build.ok:
+        # The original still ran: whether it passes its own check tells a port bug from a program that fails anyway.
+        why = "timed out" if port_build.timed_out else f"exited {port_build.rc}"
+        return CheckVerdict(**head, status="port-build-failed", original_runs=(first, second),
+                            reason=f"`{check.build}` {why} on the port: {_tail(port_build.stderr or port_build.stdout)}")
     port = run_step(check.run, folder["port"], envs["port"], limit)
-    comparison = compare_outputs(first.as_run(), second.as_run(), port.as_run())
+    comparison = compare_outputs(first.as_run(), second.as_run(), port.as_run(),
+                                 exit_status_is_check=check.exit_status_is_check)
     status: CheckStatus = comparison.status  # type: ignore[assignment]
     return CheckVerdict(**head, status=status, reason=comparison.reason, original_runs=(first, second),
                         port_run=port, comparison=comparison)

@@ -54,6 +54,11 @@ class DiscoveredCheck(Frozen):
     sources: tuple[str, ...] = ()  # the units it builds, where the build file names them
     timeout_s: int = Field(default=CHECK_TIMEOUT_S, ge=1)
 
+    @property
+    def exit_status_is_check(self) -> bool:
+        """Its exit status is its verdict: a self-checking program, a CTest test, a pytest run."""
+        return self.kind in ("self-checking", "ctest", "pytest")
+
     def covers(self, unit: str) -> bool:
         """Whether this check exercises `unit` (a path relative to the root)."""
         in_folder = not self.directory or unit.startswith(self.directory.rstrip("/") + "/")
@@ -125,9 +130,14 @@ def _read(path: Path) -> str:
         return ""
 
 
+_EXIT_STATUS = re.compile(r"\b(?:exit|return)\s*\(?[^;]*\?[^;]*EXIT_(?:SUCCESS|FAILURE)|\bEXIT_FAILURE\b")
+
+
 def self_checking(text: str) -> bool:
-    """A source that has a main() and prints a PASS or FAIL marker (as a string literal)."""
-    return bool(_MAIN.search(text)) and any(_PASS.search(s) or _FAIL.search(s) for s in _STRING.findall(text))
+    """A program (its sources together) with a main() that prints a PASS or FAIL marker as a string
+    literal, or reports its check by its exit status (`exit(ok ? EXIT_SUCCESS : EXIT_FAILURE)`)."""
+    return bool(_MAIN.search(text)) and (any(_PASS.search(s) or _FAIL.search(s) for s in _STRING.findall(text))
+                                         or bool(_EXIT_STATUS.search(text)))
 
 
 def needs_arguments(text: str) -> bool:
@@ -279,7 +289,7 @@ def _make_checks(makefile: Path, root: Path) -> tuple[list[DiscoveredCheck], lis
             continue
         sources = _program_sources(directory, [expand(p, mk.variables) for p in prereqs] + body.split())
         texts = {s: _read(directory / s) for s in sources}
-        if not any(self_checking(t) for t in texts.values()):
+        if not self_checking("\n".join(texts.values())):
             continue
         where = f"{origin}:{line}"
         if any(needs_arguments(t) for t in texts.values() if _MAIN.search(t)):
@@ -355,7 +365,7 @@ def _cmake_checks(directory: Path, root: Path) -> tuple[list[DiscoveredCheck], l
                 name = args[0]
                 sources = [a for a in args[1:] if a.endswith(SOURCE_SUFFIXES) and (cmake_dir / a).is_file()]
                 texts = {s: _read(cmake_dir / s) for s in sources}
-                if not any(self_checking(t) for t in texts.values()):
+                if not self_checking("\n".join(texts.values())):
                     continue
                 if any(needs_arguments(t) for t in texts.values() if _MAIN.search(t)):
                     skipped.append(Undiscovered(where=f"{origin}:{line}",

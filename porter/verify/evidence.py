@@ -273,8 +273,11 @@ def _render_checks(evidence: Evidence) -> list[str]:
     lines = ["## The project's own checks", ""]
     d = evidence.discovery
     if d is not None:
-        lines += [f"Discovered {len(d.checks)} check(s) (no verify spec in the port); original built with nvcc, "
-                  f"port with the `{evidence.executor}` hipcc, each through its own build files.", ""]
+        how = ("the port built for gfx950 by the stand-in hipcc through its own build files; nothing ran"
+               if evidence.executor == "gfx950" else
+               f"original built with nvcc, port with the `{evidence.executor}` hipcc, each through its own build "
+               "files; the original run twice, the port once")
+        lines += [f"Discovered {len(d.checks)} check(s) (no verify spec in the port): {how}.", ""]
     if evidence.checks:
         lines += ["| check | from | kind | result | detail |", "| --- | --- | --- | --- | --- |"]
         for v in evidence.checks:

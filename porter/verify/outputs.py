@@ -215,8 +215,14 @@ def stable_values(first: str, second: str) -> tuple[list[_Line], set[tuple[int, 
     return a, stable, excluded
 
 
-def compare_outputs(original: ProgramRun, original_again: ProgramRun, port: ProgramRun) -> OutputComparison:
-    """The port's run against two runs of the original (see the module docstring)."""
+def compare_outputs(original: ProgramRun, original_again: ProgramRun, port: ProgramRun, *,
+                    exit_status_is_check: bool = False) -> OutputComparison:
+    """The port's run against two runs of the original (see the module docstring).
+
+    `exit_status_is_check`: the program (or test runner) reports its own check by its exit status
+    (`exit(ok ? EXIT_SUCCESS : EXIT_FAILURE)`, CTest, pytest), so exit 0 on both sides is a pass
+    even where nothing printed is comparable.
+    """
     if original.timed_out or original_again.timed_out:
         return OutputComparison(status="original-failed", reason="the original timed out: nothing to compare against")
     o_pass, o_fail = markers(original.stdout)
@@ -262,6 +268,9 @@ def compare_outputs(original: ProgramRun, original_again: ProgramRun, port: Prog
         return OutputComparison(status="mismatch", markers=tuple(o_pass), excluded=tuple(excluded), compared=compared,
                                 reason="the port did not print a line the original printed",
                                 original_line=lines[i].text, port_line=near)
+    if not compared and not o_pass and exit_status_is_check:
+        return OutputComparison(status="pass", excluded=tuple(excluded),
+                                reason="exit status 0 on both sides, and the program checks itself by its exit status")
     if not compared and not o_pass:
         return OutputComparison(status="nothing-comparable", excluded=tuple(excluded),
                                 reason="no PASS/FAIL marker and no value that two runs of the original print alike")

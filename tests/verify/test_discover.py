@@ -152,3 +152,13 @@ def test_data_files_of(tmp_path: Path) -> None:
 def test_check_without_sources_covers_its_folder() -> None:
     c = DiscoveredCheck(name="x", kind="make-target", origin="a/Makefile", directory="a", run="make run")
     assert c.covers("a/b.cu") and not c.covers("ab.cu") and not c.covers("b.cu")
+
+
+def test_program_that_checks_itself_by_exit_status_across_sources(tmp_path: Path) -> None:
+    """cuda-samples' asyncAPI and scan: main in one file, EXIT_FAILURE or the FAILED text in another."""
+    (tmp_path / "CMakeLists.txt").write_text("project(scan LANGUAGES CXX CUDA)\nadd_executable(scan main.cpp scan.cu)\n")
+    (tmp_path / "main.cpp").write_text("int main() { bool ok = run(); exit(ok ? EXIT_SUCCESS : EXIT_FAILURE); }\n")
+    (tmp_path / "scan.cu").write_text("__global__ void k() {}\n")
+    (check,) = discover_checks(tmp_path).checks
+    assert check.kind == "self-checking" and check.exit_status_is_check
+    assert check.sources == ("main.cpp", "scan.cu")

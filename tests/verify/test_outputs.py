@@ -170,3 +170,11 @@ def test_nothing_comparable_is_not_a_pass() -> None:
     assert c.status == "nothing-comparable" and not c.passed
     c = compare_outputs(run("seed 5"), run("seed 9"), run("seed 7"))
     assert c.status == "nothing-comparable"
+
+
+def test_exit_status_is_the_check_of_a_self_checking_program() -> None:
+    quiet = "time spent executing by the GPU: 12.50\n"
+    c = compare_outputs(run(quiet), run(quiet), run(quiet), exit_status_is_check=True)
+    assert c.status == "pass" and "exit status 0 on both sides" in c.reason
+    c = compare_outputs(run(quiet), run(quiet), run(quiet, rc=1), exit_status_is_check=True)
+    assert c.status == "port-failed"
