@@ -156,8 +156,10 @@ def data_files_of(command: str, directory: Path, root: Path) -> tuple[list[str],
             words = shlex.split(line, comments=True)
         except ValueError:
             words = line.split()
-        for word in words[1:]:
-            if not _FILE_LIKE.match(word) or word.startswith("$"):
+        for k, word in enumerate(words[1:], 1):
+            # an output the program writes is not data it needs: `-o x`, `out.txt`, `output.out`
+            if not _FILE_LIKE.match(word) or word.startswith("$") or words[k - 1] in ("-o", "--output", ">") \
+                    or re.match(r"(?:.*/)?out(?:put)?(?:[-_.]\w+)*\.\w+$", word):
                 continue
             path = (directory / word).resolve()
             inside = path.is_relative_to(root)
@@ -287,7 +289,8 @@ def _make_checks(makefile: Path, root: Path) -> tuple[list[DiscoveredCheck], lis
         body = " ".join(expand(r, mk.variables) for r in recipe)
         if not re.search(r"(?:^|\s)-o\s*(?:\$@|" + re.escape(program) + r")(?:\s|$)", body):
             continue
-        sources = _program_sources(directory, [expand(p, mk.variables) for p in prereqs] + body.split())
+        words = [w for p in prereqs for w in expand(p, mk.variables).split()] + body.split()
+        sources = _program_sources(directory, words)
         texts = {s: _read(directory / s) for s in sources}
         if not self_checking("\n".join(texts.values())):
             continue
@@ -317,7 +320,7 @@ def _program_sources(directory: Path, words: list[str]) -> list[str]:
         candidates = [word] if word.endswith(SOURCE_SUFFIXES) else \
             [word[:-2] + s for s in SOURCE_SUFFIXES] if word.endswith(".o") else []
         for c in candidates:
-            if (directory / c).is_file() and c not in out:
+            if len(c) < 255 and "$" not in c and (directory / c).is_file() and c not in out:
                 out.append(c)
                 break
     return out
@@ -366,6 +369,9 @@ def _cmake_checks(directory: Path, root: Path) -> tuple[list[DiscoveredCheck], l
                 sources = [a for a in args[1:] if a.endswith(SOURCE_SUFFIXES) and (cmake_dir / a).is_file()]
                 texts = {s: _read(cmake_dir / s) for s in sources}
                 if not self_checking("\n".join(texts.values())):
+                    skipped.append(Undiscovered(where=f"{origin}:{line}",
+                                                reason=f"{name} prints no PASS/FAIL marker and reports no check by "
+                                                       "its exit status: nothing says whether its output is right"))
                     continue
                 if any(needs_arguments(t) for t in texts.values() if _MAIN.search(t)):
                     skipped.append(Undiscovered(where=f"{origin}:{line}",
@@ -377,6 +383,8 @@ def _cmake_checks(directory: Path, root: Path) -> tuple[list[DiscoveredCheck], l
                     name=f"{rel_dir or '.'}:{name}", kind="self-checking", origin=f"{origin}:{line}",
                     directory=rel_dir, build=build, run=f"./{binary}",
                     sources=tuple(_rel(cmake_dir / s, root) for s in sources)))
+    if tests or programs:  # a project with a check: its other executables are not worth a line each
+        skipped = [u for u in skipped if "prints no PASS/FAIL marker" not in u.reason]
     return (tests or programs), skipped
 
 

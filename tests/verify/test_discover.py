@@ -62,8 +62,8 @@ def test_run_script_reading_data_outside_the_tree_is_reported() -> None:
     assert d.checks == ()
     (missing,) = d.undiscovered
     assert missing.where == "run"
-    assert missing.reason == ("reads ../../data/hotspot/temp_512, ../../data/hotspot/power_512, output.out, "
-                              "which is not in the tree")
+    assert missing.reason == ("reads ../../data/hotspot/temp_512, ../../data/hotspot/power_512, "
+                              "which is not in the tree")  # output.out is what it writes
 
 
 def test_run_script_with_its_data_in_the_tree(tmp_path: Path) -> None:
@@ -110,6 +110,9 @@ def test_cmake_executable_that_checks_itself(tmp_path: Path) -> None:
     (tmp_path / "vectorAdd.cu").write_text('int main() { printf("Test PASSED\\n"); }\n')
     (check,) = discover_checks(tmp_path).checks
     assert (check.kind, check.run, check.sources) == ("self-checking", "./.porter-build/vectorAdd", ("vectorAdd.cu",))
+    (tmp_path / "vectorAdd.cu").write_text('int main() { printf("clock %d\\n", c); }\n')
+    d = discover_checks(tmp_path)
+    assert d.checks == () and "vectorAdd prints no PASS/FAIL marker" in d.undiscovered[0].reason
 
 
 def test_makefile_without_checks_says_so(tmp_path: Path) -> None:
@@ -146,7 +149,7 @@ def test_data_files_of(tmp_path: Path) -> None:
     (tmp_path / "in.txt").write_text("1")
     found, missing = data_files_of("./prog -n 5 -f in.txt -o out.bin 3.5 --x=1 ../outside.dat $HOME/y",
                                    tmp_path, tmp_path)
-    assert found == ["in.txt"] and missing == ["out.bin", "../outside.dat"]
+    assert found == ["in.txt"] and missing == ["../outside.dat"]  # -o out.bin is written, not read
 
 
 def test_check_without_sources_covers_its_folder() -> None:
