@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.microarch import patterns
+from porter.agents.microarch import patterns, wave_model
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
@@ -76,6 +76,10 @@ def named_full32(unit: SourceFile, view: patterns.View, mask) -> str:
 
 @rule(id="WAVE001", lang="cuda", severity="error", fix="safe")
 def full_mask(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    yield from wave_model.gate(unit, ctx, _full_mask(unit, ctx))
+
+
+def _full_mask(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for view in patterns.views(unit):
         for callee, call in patterns.calls(view, patterns.MASKED_SYNC):
             arguments = patterns.args(call)

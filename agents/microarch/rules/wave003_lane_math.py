@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from porter.agents.microarch import patterns
+from porter.agents.microarch import patterns, wave_model
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
@@ -66,6 +66,10 @@ _PRIMARY_OR_TIGHT = frozenset({"*", "/", "%"})
 
 @rule(id="WAVE003", lang="cuda", severity="error", fix="safe")
 def lane_math(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    yield from wave_model.gate(unit, ctx, _lane_math(unit, ctx))
+
+
+def _lane_math(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     yield from _warp_size_constants(unit)
     for view in patterns.views(unit):
         taken: list[tuple[int, int]] = []  # (threadIdx.x / 32) * 32 is one finding, at the outer expression
