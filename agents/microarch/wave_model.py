@@ -76,6 +76,7 @@ class Quantity:
     convert: bool = True  # the WAVE rules rewrite it to the whole wave
     keep: bool = True  # it has a 32-lane-group form
     note: str = ""
+    cross: bool = False  # a cross-lane operation whose lanes depend on the wave size
 
     @property
     def shown(self) -> str:
@@ -107,6 +108,7 @@ class KernelWave:
     decision: Decision
     reason: str
     blocking: tuple[Quantity, ...] = ()
+    helper: bool = False  # device code no kernel of this unit reaches (a header's helpers)
 
     def summary(self) -> str:
         kinds: dict[str, int] = {}
@@ -133,6 +135,10 @@ class UnitWaves:
             if start <= offset < end and (best is None or start >= best[0]):
                 best = (start, decision)
         return best[1] if best else None
+
+    def quantities_of(self, kind: str) -> list[Quantity]:
+        seen = {(q.start, q.end): q for qs in self.components.values() for q in qs if q.kind == kind}
+        return [seen[k] for k in sorted(seen)]
 
     def component_at(self, offset: int) -> int | None:
         best = None
@@ -221,9 +227,12 @@ def _used_as_wave(unit: SourceFile, name: str) -> bool:
 # --- quantities -----------------------------------------------------------------------------
 
 
-def _q(f: Function, node: Node, kind: str, form: Form, convert: bool = True, keep: bool = True, note: str = "") -> Quantity:
+def _q(f: Function, node: Node, kind: str, form: Form, convert: bool = True, keep: bool = True, note: str = "",
+       cross: bool | None = None) -> Quantity:
     start, end = f.view.span(node)
-    return Quantity(kind, f.unit.path, start, end, f.view.src.text(node), form, convert, keep, note)
+    if cross is None:
+        cross = kind in ("shuffle", "vote", "match", "reduce") and form != "neutral"
+    return Quantity(kind, f.unit.path, start, end, f.view.src.text(node), form, convert, keep, note, cross)
 
 
 def quantities(f: Function, constants: dict[str, int]) -> list[Quantity]:
@@ -288,6 +297,8 @@ def _shuffle(f: Function, callee: str, call: Node, constants: dict[str, int]) ->
     offset_at, width_at = SHUFFLE_ARGS[callee]
     a = patterns.args(call)
     width = patterns.unwrap(a[width_at]) if width_at < len(a) else None
+    if callee.endswith("_sync"):
+        out += _mask(f, callee, call)
     if width is None:
         out.append(_q(f, call, "shuffle", "wave"))
     else:
@@ -295,9 +306,10 @@ def _shuffle(f: Function, callee: str, call: Node, constants: dict[str, int]) ->
         value = patterns.value(f.unit, f.view, width) if wtext not in constants else 32
         if wtext in ("warpSize", "64") or value == 64:
             out.append(_q(f, call, "shuffle", "wave"))
-        elif value == 32 or wtext in constants:
-            out.append(_q(f, width, "width", "32" if wtext not in constants else "neutral",
-                          convert=wtext not in constants or True))
+        elif wtext in constants:  # follows the warp-size constant: a group while it is 32, the wave at 64
+            out.append(_q(f, call, "shuffle", "neutral", note=f"width {wtext}", cross=True))
+        elif value == 32:
+            out.append(_q(f, width, "width", "32"))
             out.append(_q(f, call, "shuffle", "group"))
         elif value is not None and value < 32:
             out.append(_q(f, call, "shuffle", "neutral"))  # a logical segment narrower than either wave
@@ -604,7 +616,7 @@ def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:
     reasons: dict[int, tuple[str, tuple[Quantity, ...]]] = {}
     cross: dict[int, bool] = {}
     for comp, qs in comps.items():
-        is_cross = any(q.kind in ("shuffle", "vote", "match", "reduce") and q.form != "neutral" for q in qs)
+        is_cross = any(q.cross for q in qs)
         is_cross = is_cross or any(f in ("32", "64") for f in forced.get(comp, set()))
         cross[comp] = is_cross
         decisions[comp], *rest = decide(qs, is_cross, forced.get(comp, set()))
@@ -624,6 +636,12 @@ def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:
         for i in members:
             kernels.append(KernelWave(fns[i].name, unit.path, names, tuple(comps[comp]), cross[comp],
                                       decisions[comp], reasons[comp][0], reasons[comp][1]))
+    for comp, qs in comps.items():
+        if comp in kernels_of or not qs:
+            continue
+        names = tuple(sorted({fns[j].name for j in range(len(fns)) if find(j) == comp}))
+        kernels.append(KernelWave(fns[comp].name, unit.path, names, tuple(qs), cross[comp], decisions[comp],
+                                  reasons[comp][0], reasons[comp][1], helper=True))
     order = {f.name: i for i, f in enumerate(fns)}
     kernels.sort(key=lambda k: order[k.kernel])
     constant_decisions = {name: decisions[find(i)] for name, i in owners.items()}

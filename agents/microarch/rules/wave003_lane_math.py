@@ -22,7 +22,8 @@ After:
     int lane = threadIdx.x % warpSize;
     int warp = threadIdx.x / warpSize;
 
-Fix safety: safe where the code says it means warps: the arithmetic becomes warpSize-based
+Fix safety: safe where the code says it means warps (a lane/warp name, a shuffle or vote nearby, or a
+    kernel the wave model converts to 64 lanes, WAVE011, where `tid < 32` becomes `tid < warpSize` too): the arithmetic becomes warpSize-based
     (`% warpSize`, `/ warpSize`, `& (warpSize - 1)`, `* warpSize`), right on both vendors. A
     warp-size constant (a name such as WARP_SIZE, kWarpSize, THREADS_PER_WARP) becomes a
     preprocessor choice, because warpSize is not a compile-time constant from ROCm 7.0 and the
@@ -71,6 +72,13 @@ def lane_math(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
 
 def _lane_math(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     yield from _warp_size_constants(unit)
+    model = wave_model.analyse(unit, ctx)
+    for q in model.quantities_of("compare"):
+        if model.decision_at(q.start) == "convert64":
+            literal = unit.data.rfind(b"32", q.start, q.end)
+            yield Hit(q.start, q.end, f"`{' '.join(q.text.split())}` picks the first 32-lane warp of the block; in a "
+                      "kernel converted to the 64-lane wave, the first wave is warpSize threads",
+                      edits=(Edit(literal, literal + 2, "warpSize"),))
     for view in patterns.views(unit):
         taken: list[tuple[int, int]] = []  # (threadIdx.x / 32) * 32 is one finding, at the outer expression
         for expr in view.src.captures("(binary_expression) @e"):
@@ -81,7 +89,7 @@ def _lane_math(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
             taken.append(span)
             text = " ".join(view.src.text(expr).split())
             what = LANE_MATH[view.src.text(expr.child_by_field_name("operator"))][2]
-            if _means_warps(view.src, expr, other):
+            if _means_warps(view.src, expr, other) or model.decision_at(span[0]) == "convert64":
                 edits = tuple(Edit(start=view.base + a, end=view.base + b, text=t) for a, b, t in _rewrite(view.src, expr))
                 yield Hit(*span, f"`{text}` computes {what} (a CDNA wavefront has 64 lanes)", edits=edits)
             else:

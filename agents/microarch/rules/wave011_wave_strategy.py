@@ -18,7 +18,7 @@ Before:
     __global__ void k(float* out) {
       int lane = threadIdx.x % WS;
       float v = out[threadIdx.x];
-      v += __shfl_down_sync(0xffffffff, v, 1, WS);
+      v += __shfl_down_sync(0xffffffff, v, 1, 32);
       unsigned votes = __ballot_sync(0xffffffff, v > 0);
       if (lane == 0) out[threadIdx.x / WS] = v + __popc(votes);
     }
@@ -27,7 +27,7 @@ After:
     __global__ void k(float* out) {
       int lane = threadIdx.x % WS;
       float v = out[threadIdx.x];
-      v += __shfl_down(v, 1, WS);
+      v += __shfl_down(v, 1, 32);
       unsigned votes = ((unsigned)(__ballot(v > 0) >> (__lane_id() & 32)));
       if (lane == 0) out[threadIdx.x / WS] = v + __popc(votes);
     }
@@ -64,16 +64,15 @@ def wave_strategy(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for k in model.kernels:
         if not k.quantities:
             continue
-        fn = next(f for f in wave_model.functions(unit) if f.name == k.kernel and f.kernel)
-        name = fn.node.child_by_field_name("declarator")
-        start, end = (name.start_byte, name.end_byte) if name is not None else fn.view.span(fn.node)
+        fn = next(f for f in wave_model.functions(unit) if f.name == k.kernel and f.kernel != k.helper)
+        start, end = fn.view.span(fn.node.child_by_field_name("declarator") or fn.node)
         said = {"keep32": "keeps 32-lane logical groups on the 64-lane wave",
                 "convert64": "converts to the whole 64-lane wave",
                 "ask": "needs a person: neither keeping 32-lane groups nor converting to 64 lanes can be shown"}[k.decision]
         covered = k.summary()
         detail = "\n".join(f"{'blocks: ' if q in k.blocking else ''}{q.path}:{unit.line_col(q.start)[0] if q.path == unit.path else '?'} "
                            f"{q.shown}{' (' + q.note + ')' if q.note else ''}" for q in k.quantities)
-        yield Hit(start, end, f"kernel `{k.kernel}` {said}: {k.reason}; quantities covered: {covered}",
+        yield Hit(start, end, f"{'helper' if k.helper else 'kernel'} `{k.kernel}` {said}: {k.reason}; quantities covered: {covered}",
                   severity=Severity.error if k.decision == "ask" else Severity.info, detail=detail)
     for f in wave_model.functions(unit):
         comp = model.component_at(f.view.span(f.node)[0])
