@@ -10,7 +10,7 @@ written (its `form`). The port is consistent when:
   shuffle without a width of at most 32, no vote or ballot that is not read per half, no bare
   `__lane_id()`; keep32 without any: its math is not half 32-based and half warpSize-based;
 - ask: no quantity was rewritten (the kernel is left whole for a person);
-- and in every case no 32-bit full mask reaches a *_sync call (ROCm 6.3+ rejects it).
+- and, for keep32 and convert64, no 32-bit full mask reaches a *_sync call (ROCm 6.3+ rejects it).
 
 `check` reports the first inconsistent expression per kernel. tests/agents/test_wave_ports.py runs
 it over every fixture and pattern; bench/wave_decisions.py over real code.
@@ -43,7 +43,7 @@ class Inconsistency:
 def first_inconsistent(decision: Decision, cross: bool, after: tuple[Quantity, ...],
                        before: tuple[Quantity, ...]) -> tuple[Quantity, str] | None:
     """The first quantity of the port that contradicts the decision, and why."""
-    for q in after:
+    for q in after if decision != "ask" else ():
         if q.kind == "mask" and q.form == "32":
             return q, "is a 32-bit mask of a *_sync call (ROCm 6.3+ rejects it; a 64-lane wave has 64 bits)"
     if decision == "convert64":

@@ -263,8 +263,8 @@ def quantities(f: Function, constants: dict[str, int]) -> list[Quantity]:
             grouped = parent is not None and parent.type == "binary_expression" and \
                 src.text(parent.child_by_field_name("operator")) == "&" and \
                 src.text(parent.child_by_field_name("right")).strip() in ("31", "32")
-            if not grouped:
-                found.append(_q(f, call, "lane-id", "wave"))
+            if not grouped:  # the hardware lane: masks built from it name lanes of the whole wave
+                found.append(_q(f, call, "lane-id", "wave", cross=True))
     for expr in src.captures("(binary_expression) @e", node):
         if any(s <= expr.start_byte and expr.end_byte <= e for s, e in taken):
             continue
@@ -321,6 +321,8 @@ def _shuffle(f: Function, callee: str, call: Node, constants: dict[str, int]) ->
         start, _ = w2._start(f.unit, f.view, a[offset_at])
         if loop is not None or chain is not None:
             out.append(_q(f, a[offset_at], "offset", "32"))
+        elif _follows_constant(f, a[offset_at], constants):
+            out.append(_q(f, a[offset_at], "offset", "neutral", note="follows a warp-size constant"))
         elif start == 16 and not _previous_has_32(f, call, offset_at):
             out.append(_q(f, a[offset_at], "offset", "32", convert=False,
                           note="an offset tree from 16 that no WAVE002 form rewrites"))
@@ -329,6 +331,22 @@ def _shuffle(f: Function, callee: str, call: Node, constants: dict[str, int]) ->
         if lane.type == "number_literal" and patterns.literal(src.text(lane)) and patterns.literal(src.text(lane))[0] == 31:
             out.append(_q(f, lane, "offset", "32", convert=False, note="source lane 31, the last of a 32-lane warp"))
     return out
+
+
+def _follows_constant(f: Function, offset: Node, constants: dict[str, int]) -> bool:
+    """The offset, or the loop variable it is, starts from an expression of a warp-size constant."""
+    from porter.agents.microarch.rules.wave002_sync_lanes import _initialised
+
+    src, offset = f.view.src, patterns.unwrap(offset)
+    if offset.type != "identifier":
+        return any(src.text(i) in constants for i in src.captures("(identifier) @i", offset))
+    loop = patterns.enclosing(offset, "for_statement")
+    while loop is not None:
+        for name, first in _initialised(src, loop.child_by_field_name("initializer")):
+            if name == src.text(offset) and first is not None:
+                return any(src.text(i) in constants for i in [first, *src.captures("(identifier) @i", first)])
+        loop = patterns.enclosing(loop, "for_statement")
+    return False
 
 
 def _previous_has_32(f: Function, call: Node, offset_at: int) -> bool:
@@ -582,7 +600,8 @@ def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:
     for i, f in enumerate(fns):
         for callee in f.calls:
             for j in by_name.get(callee, []):
-                union(i, j)
+                if not fns[j].kernel:  # a launch is not a call: kernels decide on their own
+                    union(i, j)
         for name in f.names & set(constants):
             if name in owners:
                 union(i, owners[name])

@@ -92,7 +92,7 @@ def _full_mask(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
                 continue
             mask = patterns.unwrap(arguments[0])
             name = named_full32(unit, view, mask)
-            variable = "" if name else _full32_variable(unit, view, mask)
+            variable = _full32_variable(unit, view, mask)  # a local or parameter, const or not
             if not (name or variable or is_full32(view.src, mask)):
                 continue
             if variable and variable not in widened:

@@ -25,7 +25,8 @@ After:
 Fix safety: safe where the code says it means warps (a lane/warp name, a shuffle or vote nearby, or a
     kernel the wave model converts to 64 lanes, WAVE011, where `tid < 32` becomes `tid < warpSize` too): the arithmetic becomes warpSize-based
     (`% warpSize`, `/ warpSize`, `& (warpSize - 1)`, `* warpSize`), right on both vendors. A
-    warp-size constant (a name such as WARP_SIZE, kWarpSize, THREADS_PER_WARP) becomes a
+    warp-size constant (a name such as WARP_SIZE, kWarpSize, THREADS_PER_WARP, or any constant of
+    32 the code uses as a shuffle width or a lane modulus, such as `WS`) becomes a
     preprocessor choice, because warpSize is not a compile-time constant from ROCm 7.0 and the
     constant may size arrays or template arguments: 64 in the gfx9 device pass and in the host pass
     of a HIP build (porter builds for gfx9; the host pass cannot see the device), 32 elsewhere (nvcc,
@@ -138,8 +139,9 @@ def _means_warps(src: SourceFile, expr, operand) -> bool:
 
 
 def _warp_size_constants(unit: SourceFile) -> Iterator[Hit]:
+    used_as_wave = wave_model.warp_constants(unit, [])  # `WS` used as a shuffle width or a lane modulus
     for name, defs in patterns.definitions(unit).items():
-        if not patterns.WARP_SIZE_NAME.match(name):
+        if not (patterns.WARP_SIZE_NAME.match(name) or name in used_as_wave):
             continue
         values = {patterns.value(unit, d.view, d.value) for d in defs}
         if values != {32}:  # a 64 beside it (#if __GFX9__ ... #else ...) means the code already chooses
