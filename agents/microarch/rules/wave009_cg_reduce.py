@@ -21,7 +21,9 @@ Fix safety: safe. cg::reduce becomes a shuffle tree over the tile's own size, br
     a value-initialised result, the identity of plus, bit_or and bit_xor). cg::plus, less, greater,
     bit_and, bit_or, bit_xor, written `op<T>()` or `op<T>{}`, become the expression; any other
     callable (a lambda, a user functor) is called as it is, lower ranks first. The includes are
-    replaced by a comment only in a file where every call is expanded.
+    replaced by a comment only in a file where every call is expanded. `tile.meta_group_size()` and
+    `meta_group_rank()` of a tile cut from the thread block (missing from HIP before ROCm 6.1)
+    become the tile count and the tile index computed from blockDim and threadIdx.
 """
 
 from __future__ import annotations
@@ -92,6 +94,7 @@ def cg_reduce(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
                        "result (0 for plus, bit_or, bit_xor)")
         yield Hit(call.start_byte, call.end_byte, f"{said}: expanded to {how}",
                   edits=(Edit(call.start_byte, call.end_byte, text),))
+    yield from _meta_group(unit)
     for inc in REDUCE_HEADER.finditer(unit.data):
         if not unit.is_code(inc.start()):
             continue
@@ -103,3 +106,34 @@ def cg_reduce(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         else:
             yield Hit(inc.start(), inc.end(), f"<cooperative_groups/{header}.h> has no HIP counterpart; the calls "
                       "that need it are left for a person")
+
+
+_MEMBER_CALLS = "(call_expression function: (field_expression argument: (identifier) @obj field: (field_identifier) @member)) @call"
+# `thread_block_tile<32> t = cg::tiled_partition<32>(block);` or `auto t = ...`: read as text, since
+# without the types tree-sitter parses the declaration as a comparison.
+TILE_DECL = re.compile(rb"(?:thread_block_tile\s*<\s*\d+\s*>|auto)\s+(\w+)\s*=\s*(?:cg|cooperative_groups)::"
+                       rb"tiled_partition\s*<\s*(\d+)\s*>\s*\(\s*((?:cg|cooperative_groups)::this_thread_block\s*\(\s*\)|\w+)\s*\)")
+BLOCK_DECL = re.compile(rb"(?:thread_block|auto)\s+(\w+)\s*=\s*(?:cg|cooperative_groups)::this_thread_block\s*\(\s*\)")
+LINEAR = "(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z))"
+
+
+def _meta_group(unit: SourceFile) -> Iterator[Hit]:
+    """tile.meta_group_size() / meta_group_rank() of a tile cut from the thread block, which HIP
+    before ROCm 6.1 does not have: the number of tiles in the block and this tile's index."""
+    blocks = {m.group(1).decode() for m in BLOCK_DECL.finditer(unit.data) if unit.is_code(m.start())}
+    tiles: dict[str, int] = {}
+    for m in TILE_DECL.finditer(unit.data):
+        parent = m.group(3).decode()
+        if unit.is_code(m.start()) and ("this_thread_block" in parent or parent in blocks):
+            tiles[m.group(1).decode()] = int(m.group(2))
+    for m in unit.matches(_MEMBER_CALLS):
+        obj, member, call = unit.text(m["obj"][0]), unit.text(m["member"][0]), m["call"][0]
+        if obj not in tiles or member not in ("meta_group_size", "meta_group_rank") or patterns.args(call):
+            continue
+        n = tiles[obj]
+        text = (f"((blockDim.x * blockDim.y * blockDim.z + {n - 1}) / {n})" if member == "meta_group_size"
+                else f"({LINEAR} / {n})")
+        what = "the number of tiles in the block" if member == "meta_group_size" else "the tile's index in the block"
+        yield Hit(call.start_byte, call.end_byte, f"thread_block_tile::{member}() exists in HIP only from ROCm 6.1; "
+                  f"for a {n}-thread tile of the thread block it is {what}",
+                  edits=(Edit(call.start_byte, call.end_byte, text),))
