@@ -298,5 +298,60 @@ def codesign(
         render(plan, console)
 
 
+@app.command()
+def github(
+    checkout: Annotated[Path, typer.Argument(help="The repository checkout (fetch-depth 0).")] = Path("."),
+    event: Annotated[Path | None, typer.Option(envvar="GITHUB_EVENT_PATH", help="The pull_request event "
+                                                                                 "payload (the Action's).")] = None,
+    base: Annotated[str | None, typer.Option(help="Local dry run: the base revision.")] = None,
+    head: Annotated[str | None, typer.Option(help="Local dry run: the head revision.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would be posted; post nothing.")] = False,
+    sarif: Annotated[Path | None, typer.Option(help="Write the open hazards as SARIF here.")] = None,
+    model: Annotated[str, typer.Option(help="Model for what no rule fixes (never on fork PRs).")] = "none",
+    verify: Annotated[bool, typer.Option(help="Compile the port for the target.")] = True,
+    fail_on_findings: Annotated[bool, typer.Option(help="Exit with porter's code, not 0, when it fails.")] = False,
+) -> None:
+    """Review a pull request's CUDA/Triton change: check run, review with suggestions, summary comment."""
+    import json
+    import sys
+
+    from porter.github.action import env_paths, run
+
+    if event is not None and base is None and not event.is_file():
+        raise _bad_input(f"{event}: no event file")
+    step_summary, github_output = env_paths()
+    try:
+        code = run(checkout, event=json.loads(event.read_text()) if event is not None and base is None else None,
+                   base=base, head=head, dry_run=dry_run, sarif=sarif, model=model,
+                   token=os.environ.get("GITHUB_TOKEN"), api_url=os.environ.get("GITHUB_API_URL"), out=sys.stdout,
+                   step_summary=step_summary, github_output=github_output, verify=verify)
+    except ValueError as e:
+        raise _bad_input(str(e)) from None
+    raise typer.Exit(code if fail_on_findings else 0)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port; the webhook is POST /webhook.")] = 8000,
+    db: Annotated[Path, typer.Option(help="SQLite file for deliveries and jobs.")] = Path("porter-app.sqlite"),
+    work: Annotated[Path, typer.Option(help="Scratch directory for checkouts and ports.")] = Path("porter-app-work"),
+    api_url: Annotated[str, typer.Option(help="GitHub API root (GitHub Enterprise: https://HOST/api/v3).")]
+    = "https://api.github.com",
+    executor: Annotated[str, typer.Option(help="Executor for /porter verify: none, hip-on-cuda or rocm.")] = "none",
+) -> None:
+    """Serve the GitHub App's webhook. Secrets: PORTER_WEBHOOK_SECRET, PORTER_APP_ID, PORTER_APP_PRIVATE_KEY."""
+    import uvicorn
+
+    from porter.github.app import Settings, SettingsError, create_app
+
+    try:
+        settings = Settings.from_env(dict(os.environ), db=db.resolve(), work=work.resolve(), api_url=api_url,
+                                     executor=executor)
+    except SettingsError as e:
+        raise _bad_input(str(e)) from None
+    uvicorn.run(create_app(settings), host=host, port=port)
+
+
 if os.environ.get("PORTER_DEBUG") == "1":  # tracebacks for developers; users get one-line errors
     app.pretty_exceptions_enable = True

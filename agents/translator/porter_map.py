@@ -60,4 +60,16 @@ HEADERS = (
     ("cusparse_v2.h", "hipsparse/hipsparse.h", "sparse"),
 )
 
-NAMES = FP8 + BF16 + LAUNCH
+# Include guards of CUDA headers that code tests to learn whether a header was included
+# (cuda-samples' helper_cuda.h defines checkCudaErrors under `#ifdef __DRIVER_TYPES_H__`): the
+# guard of the HIP header that replaces it (hip/driver_types.h, hip/hip_runtime.h,
+# hip/hip_runtime_api.h and hiprand/hiprand.h, HIP 5.2 through 6.3), so the code those blocks hold
+# is compiled in the port too.
+GUARDS = (
+    ("__DRIVER_TYPES_H__", "HIP_INCLUDE_HIP_DRIVER_TYPES_H", "runtime"),
+    ("__CUDA_RUNTIME_H__", "HIP_INCLUDE_HIP_HIP_RUNTIME_H", "runtime"),
+    ("__CUDA_RUNTIME_API_H__", "HIP_INCLUDE_HIP_HIP_RUNTIME_API_H", "runtime"),
+    ("CURAND_H_", "HIPRAND_H_", "rand"),
+)
+
+NAMES = FP8 + BF16 + LAUNCH + GUARDS

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from porter.agents.translator.tokens import is_extension
-from porter.agents.verifier.failures import first_error, route_of
+from porter.agents.verifier.failures import first_error, route_of, toolchain_gap
 from porter.llm.budget import Budget, Usage
 from porter.state import Attempt, FileKind, PortState, UnitResult
 from porter.syntax import SourceFile, lang_for
@@ -190,6 +190,9 @@ def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:
         return UnitResult(unit=unit, verdict="compiled", port_build=port_build, original_build=original_build,
                           kernels=tuple(k.model_copy(update={"unit": unit}) for k in kernels))
     error = first_error(port_build.stderr)
+    if gap := toolchain_gap(error):
+        return UnitResult(unit=unit, verdict="not-checked", port_build=port_build, original_build=original_build,
+                          reason=gap)
     return UnitResult(unit=unit, verdict="failed", port_build=port_build, original_build=original_build,
                       failure_class=error.failure_class if error else "other",
                       reason=f"{error.file}:{error.line}:{error.column}: {error.message}" if error else port_build.stderr[-500:])
