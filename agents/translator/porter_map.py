@@ -1,8 +1,9 @@
-"""porter's own CUDA -> HIP names: what torch.utils.hipify's tables (hipify 2.0, torch 2.13) lack.
+"""porter's own CUDA -> HIP names: what HIPIFY's and torch.utils.hipify's tables lack or spell as older ROCm did.
 
-Data only; `tables.py` merges it under the hipify-torch entries (an entry here never overrides
-one there) and it is the whole table when torch is not installed. Each group cites where the
-HIP name is documented. Kept as Python data rather than TOML so the wheel carries it with the
+Data only; `tables.py` merges it ahead of HIPIFY's and hipify-torch's entries, so an entry here
+wins: it is either missing there (FP8, extensible launch) or where HIPIFY 6.3 still names an older
+ROCm API (__nv_bfloat16 -> hip_bfloat16, the rocBLAS-era struct, instead of __hip_bfloat16 of
+hip/hip_bf16.h, which mirrors cuda_bf16.h). Each group cites where the HIP name is documented. Kept as Python data rather than TOML so the wheel carries it with the
 code (pyproject's package-data lists no .toml for porter.agents.translator).
 
 Rows are (CUDA name, HIP name, family). A HIP name equal to the CUDA name means "same name in
@@ -35,7 +36,10 @@ FP8 = (
 )
 
 # cuda_bf16.h's public typedefs of __nv_bfloat16; hip/hip_bf16.h names the type __hip_bfloat16.
+# hip/hip_bf16.h: rocm.docs.amd.com/projects/HIP/en/latest/reference/low_fp_types.html
 BF16 = (
+    ("__nv_bfloat16", "__hip_bfloat16", "runtime"),
+    ("__nv_bfloat162", "__hip_bfloat162", "runtime"),
     ("nv_bfloat16", "__hip_bfloat16", "runtime"),
     ("nv_bfloat162", "__hip_bfloat162", "runtime"),
 )
@@ -61,3 +65,16 @@ HEADERS = (
 )
 
 NAMES = FP8 + BF16 + LAUNCH
+
+# HIPIFY 6.3 writes these library headers top-level; ROCm installs each under include/<library>/
+# (the ROCm 5.2 file reorganisation, whose top-level wrappers were deprecated then and are gone from
+# current packages: e.g. librocblas-dev ships include/rocblas/rocblas.h). hiprtc.h is HIP's own.
+HEADER_LAYOUT = {
+    "hipblas.h": "hipblas/hipblas.h",
+    "hipblaslt.h": "hipblaslt/hipblaslt.h",
+    "hipsparse.h": "hipsparse/hipsparse.h",
+    "hipsolver.h": "hipsolver/hipsolver.h",
+    "rocblas.h": "rocblas/rocblas.h",
+    "rocsparse.h": "rocsparse/rocsparse.h",
+    "hiprtc.h": "hip/hiprtc.h",
+}

@@ -90,7 +90,7 @@ def test_library_findings_name_the_rocm_package() -> None:
 def test_all_rules_share_one_classification() -> None:
     unit = SourceFile("k.cu", b"cudaStream_t s;\n", "cuda")
     run_rules(unit, HIP, RuleContext(), agent="translator")
-    assert list(unit.memo) == ["translator.tokens"]
+    assert len(unit.memo) == 1 and next(iter(unit.memo)).startswith("translator.tokens")
 
 
 def test_mma_h_is_left_to_the_microarch_agent() -> None:

@@ -2,16 +2,19 @@
 
 Why: the CUDA toolkit's headers are not on a ROCm include path; `<cuda_runtime.h>` must become
 `<hip/hip_runtime.h>`, `<cublas_v2.h>` `<hipblas/hipblas.h>`, `<cub/cub.cuh>` `<hipcub/hipcub.hpp>`,
-`<nccl.h>` `<rccl/rccl.h>`. A system header written with quotes ("cuda_fp16.h") gets angle brackets:
-it lives in ROCm's include directory, not next to the file. A project's own header ("reduce.cuh")
-keeps its name. ATen/c10 CUDA headers are HIP007's (PyTorch extensions only); cudnn.h is HIP006's.
+`<nccl.h>` `<rccl/rccl.h>`. The spelling follows the source, as HIPIFY writes it: `"cuda_fp16.h"`
+becomes `"hip/hip_fp16.h"` (a quoted include falls back to the system path) and `<...>` stays
+`<...>`. A header with no ROCm counterpart that nothing needs (device_launch_parameters.h) is
+removed. A project's own header ("reduce.cuh") keeps its name. ATen/c10 CUDA headers are HIP007's
+(PyTorch extensions only); cudnn.h is HIP006's unless the run ports cuDNN to MIOpen (`--dnn miopen`).
 
 Before:
     #include <cuda_runtime.h>
     #include "cuda_fp16.h"
+    #include "device_launch_parameters.h"
 After:
     #include <hip/hip_runtime.h>
-    #include <hip/hip_fp16.h>
+    #include "hip/hip_fp16.h"
 
 Fix safety: safe for mapped headers. A CUDA toolkit header with no known HIP header
 (<cuda/pipeline>) is reported as a warning and left in place; <mma.h> is left to the
@@ -36,11 +39,15 @@ CUDA_HEADER = re.compile(r"^(?:cuda[_/.]|cu(?:blas|rand|fft|sparse|solver|tensor
 
 @rule(id="HIP002", lang="cuda", severity="info", fix="safe")
 def headers(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    for inc in classify(unit).includes:
+    for inc in classify(unit, ctx).includes:
         mapping = inc.mapping
-        if mapping is not None and mapping.family not in ("pytorch", "dnn") and mapping.renames:
-            new = f"<{mapping.hip}>"
-            old = f"<{inc.path}>" if inc.angled else f'"{inc.path}"'
+        old = f"<{inc.path}>" if inc.angled else f'"{inc.path}"'
+        if mapping is not None and mapping.family != "pytorch" and mapping.renames and not mapping.hip:
+            start, end = _line(unit.data, inc.start, inc.end)
+            yield Hit(inc.start, inc.end, f"{old}: no ROCm counterpart is needed; removed",
+                      edits=(Edit(start=start, end=end, text=""),))
+        elif mapping is not None and mapping.family != "pytorch" and mapping.renames:
+            new = f"<{mapping.hip}>" if inc.angled else f'"{mapping.hip}"'
             yield Hit(inc.start, inc.end, f"{old} -> {new}", edits=(Edit(start=inc.start, end=inc.end, text=new),))
         elif mapping is None and inc.path == "mma.h":
             yield Hit(inc.start, inc.end, "<mma.h> (nvcuda::wmma) has no HIP header: the microarch agent's MFMA001 "
@@ -48,3 +55,10 @@ def headers(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         elif mapping is None and inc.angled and CUDA_HEADER.match(inc.path) and not inc.path.startswith("cudnn"):
             yield Hit(inc.start, inc.end, f"<{inc.path}>: no HIP header is known for this CUDA toolkit header",
                       severity=Severity.warning)
+
+
+def _line(data: bytes, start: int, end: int) -> tuple[int, int]:
+    """The whole `#include` line around [start, end), with its newline."""
+    line_start = data.rfind(b"\n", 0, start) + 1
+    line_end = data.find(b"\n", end)
+    return line_start, len(data) if line_end < 0 else line_end + 1

@@ -28,7 +28,7 @@ from porter.syntax import SourceFile
 
 @rule(id="HIP005", lang="cuda", severity="error", fix="none")
 def unsupported(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    for token in classify(unit).tokens:
+    for token in classify(unit, ctx).tokens:
         if token.kind == "unsupported":
             yield Hit(token.start, token.end, f"{token.name}: unsupported in HIP; no HIP equivalent is known")
         elif token.kind == "unknown":
