@@ -26,16 +26,13 @@ SNAPSHOT = Path(__file__).with_name("hipify_snapshot.json")
 _SUB = re.compile(r"^sub (\w+) \{$(.*?)^\}$", re.M | re.S)
 _SUBST = re.compile(r'subst\("((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", "(\w+)"\)')
 _QUOTED = re.compile(r'^\s*"((?:[^"\\]|\\.)*)",?\s*$', re.M)
-_HASH = re.compile(r"^my %(\w+) = \($(.*?)^\);$", re.M | re.S)
-_PAIR = re.compile(r'^\s*"([^"]+)" => "([^"]*)",?\s*$', re.M)
 _VERSION = re.compile(r'"HIP version ([\d.]+)')
 
 # Substitution groups of hipify-perl, by the function that holds them.
 GROUPS = {"simpleSubstitutions": "hip", "experimentalSubstitutions": "experimental", "rocSubstitutions": "roc"}
 # Name lists: unsupported everywhere, unsupported only when targeting hip* / roc* libraries.
 LISTS = {"warnUnsupportedFunctions": "unsupported", "warnHipOnlyUnsupportedFunctions": "hip_only_unsupported",
-         "warnRocOnlyUnsupportedFunctions": "roc_only_unsupported",
-         "warnUnsupportedDeviceFunctions": "unsupported_device"}
+         "warnRocOnlyUnsupportedFunctions": "roc_only_unsupported"}
 
 
 def _unescape(s: str) -> str:
@@ -52,9 +49,6 @@ def parse(script: str) -> dict:
         body = bodies[func]
         listed = body[body.index("foreach") : body.index(")\n")]
         out[name] = sorted({_unescape(n) for n in _QUOTED.findall(listed)})
-    hashes = {m.group(1): dict(_PAIR.findall(m.group(2))) for m in _HASH.finditer(script)}
-    out["deprecated"] = hashes.get("deprecated_funcs", {})
-    out["removed"] = hashes.get("removed_funcs", {})
     return out
 
 
