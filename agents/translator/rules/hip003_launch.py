@@ -32,6 +32,12 @@ _DIM3 = re.compile(r"^dim3\s*[({]")
 def launch(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if ctx.options.launch != "hipLaunchKernelGGL":
         return
+    if unit.lang != "cuda":
+        if b"<<<" not in unit.data:
+            return
+        # A .cpp built with `nvcc -x cu` launches with <<<>>>; only the CUDA grammar knows that
+        # syntax (the C++ one has no kernel_call_syntax node). Same bytes, so offsets agree.
+        unit = SourceFile(unit.path, unit.data, "cuda")
     for found in unit.matches(_LAUNCH):
         call, config = found["call"][0], found["config"][0]
         edits = _edits(unit, call, config)
