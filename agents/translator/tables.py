@@ -314,9 +314,10 @@ HIPIFY_SNAPSHOT = Path(__file__).with_name("hipify_snapshot.json")
 _CUDA_LIBRARY = (("cublasLt", "blaslt"), ("cublas", "blas"), ("CUBLAS", "blas"), ("cusparse", "sparse"),
                  ("CUSPARSE", "sparse"), ("cusolver", "solver"), ("CUSOLVER", "solver"), ("curand", "rand"),
                  ("CURAND", "rand"), ("cudnn", "dnn"), ("CUDNN", "dnn"))
-# -roc entries that rename types shared by all of a file's code (cuComplex -> rocblas_float_complex,
-# __half -> rocblas_half): taking them would retype the file's kernels and cuComplex.h arithmetic.
-_SHARED_TYPES = re.compile(r"^(?:cu(?:Double|Float)?Complex$|__)")
+# -roc entries that rename device types (__half -> rocblas_half, a storage-only struct): taking
+# them would retype the file's kernels. cuComplex -> rocblas_float_complex is taken, as HIPIFY
+# does: rocBLAS's complex arguments are rocblas_*_complex, which has C++ arithmetic of its own.
+_SHARED_TYPES = re.compile(r"^__")
 
 
 def _cuda_library(cuda: str, hip: str) -> str | None:

@@ -55,8 +55,9 @@ def test_direct_rocm_libraries_follow_the_choices() -> None:
     assert roc.lookup("cudnnCreate").hip == "miopenCreate"
     assert roc.header("cublas_v2.h").hip == "rocblas/rocblas.h"
     assert roc.header("cudnn.h").hip == "miopen/miopen.h"
-    # shared types stay HIP's: cuComplex arithmetic and __half kernels are not rocBLAS's
-    assert roc.lookup("cuComplex").hip == "hipComplex"
+    # rocBLAS takes its own complex type; __half stays HIP's (rocblas_half has no device arithmetic)
+    assert roc.lookup("cuComplex").hip == "rocblas_float_complex"
+    assert roc.lookup("__half").hip == "__half"
     # the default keeps the hip* wrappers and reports cuDNN
     hip = tables.index()
     assert hip.lookup("cublasSgemm").hip == "hipblasSgemm" and hip.lookup("cudnnCreate") is None

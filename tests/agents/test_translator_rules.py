@@ -59,7 +59,7 @@ def test_pytorch_renames_only_in_extension_files() -> None:
 
 def test_unknown_cuda_name_is_a_hip005_hazard_at_its_place() -> None:
     src = "void f() {\n  int x = 0;\n    cudaFooBar(x);\n}\n"
-    out, findings = port(src)
+    out, findings = port(src, path="k.cpp")
     assert out == src
     [hit] = [f for f in findings if f.rule == "HIP005"]
     assert (hit.severity, hit.location.line, hit.location.column) == ("error", 3, 5)

@@ -5,7 +5,9 @@ Why: the CUDA toolkit's headers are not on a ROCm include path; `<cuda_runtime.h
 `<nccl.h>` `<rccl/rccl.h>`. The spelling follows the source, as HIPIFY writes it: `"cuda_fp16.h"`
 becomes `"hip/hip_fp16.h"` (a quoted include falls back to the system path) and `<...>` stays
 `<...>`. A header with no ROCm counterpart that nothing needs (device_launch_parameters.h) is
-removed. A project's own header ("reduce.cuh") keeps its name. ATen/c10 CUDA headers are HIP007's
+removed, and so is a second include of a header an earlier one already became (cuda.h and
+cuda_runtime.h are both <hip/hip_runtime.h>), within one #if branch. A project's own header
+("reduce.cuh") keeps its name. ATen/c10 CUDA headers are HIP007's
 (PyTorch extensions only); cudnn.h is HIP006's unless the run ports cuDNN to MIOpen (`--dnn miopen`).
 
 Before:
@@ -39,14 +41,17 @@ CUDA_HEADER = re.compile(r"^(?:cuda[_/.]|cu(?:blas|rand|fft|sparse|solver|tensor
 
 @rule(id="HIP002", lang="cuda", severity="info", fix="safe")
 def headers(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    seen: set[tuple[str, int | None]] = set()  # (header, enclosing #if block) already included
     for inc in classify(unit, ctx).includes:
         mapping = inc.mapping
         old = f"<{inc.path}>" if inc.angled else f'"{inc.path}"'
-        if mapping is not None and mapping.family != "pytorch" and mapping.renames and not mapping.hip:
+        renamed = mapping is not None and mapping.family != "pytorch" and mapping.renames
+        target = (mapping.hip if renamed else inc.path, _block(unit, inc.start))
+        if renamed and (not mapping.hip or target in seen):
             start, end = _line(unit.data, inc.start, inc.end)
-            yield Hit(inc.start, inc.end, f"{old}: no ROCm counterpart is needed; removed",
-                      edits=(Edit(start=start, end=end, text=""),))
-        elif mapping is not None and mapping.family != "pytorch" and mapping.renames:
+            why = "no ROCm counterpart is needed" if not mapping.hip else f"<{mapping.hip}> is already included above"
+            yield Hit(inc.start, inc.end, f"{old}: {why}; removed", edits=(Edit(start=start, end=end, text=""),))
+        elif renamed:
             new = f"<{mapping.hip}>" if inc.angled else f'"{mapping.hip}"'
             yield Hit(inc.start, inc.end, f"{old} -> {new}", edits=(Edit(start=inc.start, end=inc.end, text=new),))
         elif mapping is None and inc.path == "mma.h":
@@ -55,6 +60,24 @@ def headers(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         elif mapping is None and inc.angled and CUDA_HEADER.match(inc.path) and not inc.path.startswith("cudnn"):
             yield Hit(inc.start, inc.end, f"<{inc.path}>: no HIP header is known for this CUDA toolkit header",
                       severity=Severity.warning)
+        seen.add(target)
+
+
+_CONDITIONAL = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
+
+
+def _block(unit: SourceFile, offset: int) -> int | None:
+    """The innermost #if/#ifdef/#else block holding `offset` (its start byte), None at file level.
+
+    Two includes that map to one header are merged only inside one block: in different branches
+    of an #if each is the only copy its branch has.
+    """
+    node = unit.tree.root_node.descendant_for_byte_range(offset, offset)
+    while node is not None:
+        if node.type in _CONDITIONAL:
+            return node.start_byte
+        node = node.parent
+    return None
 
 
 def _line(data: bytes, start: int, end: int) -> tuple[int, int]:
