@@ -74,7 +74,7 @@ def classify(unit: SourceFile, ctx: RuleContext | None = None) -> Classified:
     key = f"{_MEMO_KEY}:{choices}"
     found = unit.memo.get(key)
     if not isinstance(found, Classified):
-        found = _classify(unit, choices)
+        found = _classify(unit, choices, ctx.project if ctx is not None else frozenset())
         unit.memo[key] = found
     return found
 
@@ -131,7 +131,7 @@ def _includes_torch(raw: list[tuple[int, int, str, bool]]) -> bool:
     return any(path.startswith(_EXTENSION_HEADERS) for _, _, path, _ in raw)
 
 
-def _classify(unit: SourceFile, choices: Choices) -> Classified:
+def _classify(unit: SourceFile, choices: Choices, project: frozenset[str]) -> Classified:
     ix = index(choices)
     names, prefixes, scanner = _worth_a_look(choices)
     raw = _includes(unit)
@@ -153,6 +153,7 @@ def _classify(unit: SourceFile, choices: Choices) -> Classified:
         if token is None:
             continue
         (unknown if token.kind == "unknown" else tokens).append(token)
+    unknown = [t for t in unknown if t.name not in project]  # the project's own (porter.symbols)
     if unknown:
         # Most of a file's own CUDA-looking names are macros (CUDA_CHECK); a regex finds those
         # without a second walk of the tree, which only runs for names it leaves open.
