@@ -56,7 +56,36 @@ LAUNCH = (
 # only the header moves (<rccl/rccl.h>, librccl-dev file list). Prefix rule, see tables.SAME_NAME_PREFIXES.
 NCCL_PREFIXES = ("nccl", "NCCL_")
 
-HEADERS = (
+# The CUDA toolkit's own spellings of runtime pieces that hip/hip_runtime.h (or the named HIP
+# header, all in HIP's include/hip/) declares; nvcc users include them directly now and then.
+_RUNTIME_PIECES = tuple((h, "hip/hip_runtime.h", "runtime") for h in (
+    "builtin_types.h", "common_functions.h", "device_atomic_functions.h", "device_atomic_functions.hpp",
+    "device_double_functions.h", "device_types.h", "driver_functions.h", "host_defines.h",
+    "texture_indirect_functions.h", "surface_indirect_functions.h",
+    "sm_20_atomic_functions.h", "sm_20_atomic_functions.hpp", "sm_20_intrinsics.h", "sm_20_intrinsics.hpp",
+    "sm_30_intrinsics.h", "sm_30_intrinsics.hpp", "sm_32_atomic_functions.h", "sm_32_atomic_functions.hpp",
+    "sm_32_intrinsics.h", "sm_32_intrinsics.hpp", "sm_35_atomic_functions.h", "sm_35_intrinsics.h",
+    "sm_60_atomic_functions.h", "sm_60_atomic_functions.hpp", "sm_61_intrinsics.h", "sm_61_intrinsics.hpp"))
+
+# NVTX 3 (CUDA 12+ ships only include/nvtx3/) -> ROCTX, as torch maps the old nvToolsExt.h
+# (rocm.docs.amd.com/projects/roctracer, ROCTX API: roctxRangePush/Pop, roctxMark).
+_NVTX = tuple((h, "roctracer/roctx.h", "roctx") for h in (
+    "nvtx3/nvToolsExt.h", "nvtx3/nvToolsExtCuda.h", "nvtx3/nvToolsExtCudaRt.h", "nvToolsExtCuda.h",
+    "nvToolsExtCudaRt.h"))
+
+# nvcc's own copies under crt/ (the toolkit's internal home of the same runtime pieces).
+_CRT = tuple(("crt/" + h, hip, fam) for h, hip, fam in _RUNTIME_PIECES if not h.startswith("sm_")) + (
+    ("crt/math_functions.h", "hip/math_functions.h", "runtime"),
+    ("crt/device_functions.h", "hip/device_functions.h", "runtime"),
+)
+
+HEADERS = _RUNTIME_PIECES + _NVTX + _CRT + (
+    ("math_functions.h", "hip/math_functions.h", "runtime"),
+    ("texture_types.h", "hip/texture_types.h", "runtime"),
+    ("surface_types.h", "hip/surface_types.h", "runtime"),
+    ("vector_functions.h", "hip/hip_vector_types.h", "runtime"),
+    ("vector_functions.hpp", "hip/hip_vector_types.h", "runtime"),
+    ("cudaProfiler.h", "hip/hip_runtime_api.h", "runtime"),
     ("cuda_fp8.h", "hip/hip_fp8.h", "runtime"),
     ("math_constants.h", "hip/hip_math_constants.h", "runtime"),
     ("cusolverDn.h", "hipsolver/hipsolver.h", "solver"),
@@ -65,6 +94,13 @@ HEADERS = (
 )
 
 NAMES = FP8 + BF16 + LAUNCH
+
+# Header directories, by their CUDA prefix: rocThrust installs Thrust under the same thrust/ paths
+# (the CUDA backend's thrust/system/cuda/ is hipify-torch's thrust/system/hip/ prefix, longer and
+# so first); any CUB header is served by hipCUB's umbrella header, as hipCUB mirrors CUB's API
+# under one include (rocm.docs.amd.com/projects/hipCUB: "#include <hipcub/hipcub.hpp>").
+HEADER_DIRS = (("thrust", "thrust", "thrust"),)
+HEADER_UMBRELLAS = (("cub", "hipcub/hipcub.hpp", "cub"),)
 
 # HIPIFY 6.3 writes these library headers top-level; ROCm installs each under include/<library>/
 # (the ROCm 5.2 file reorganisation, whose top-level wrappers were deprecated then and are gone from

@@ -159,6 +159,7 @@ class Index:
     qualified: MappingProxyType  # "thrust::cuda" -> Mapping: a name after `Q::`
     headers: MappingProxyType  # "cuda_runtime.h" -> Mapping("hip/hip_runtime.h")
     header_prefixes: tuple[tuple[str, Mapping], ...]  # directory renames ("thrust/system/cuda")
+    header_umbrellas: tuple[tuple[str, Mapping], ...]  # any header under a directory -> one header ("cub/")
     pytorch_names: MappingProxyType  # extension files only
     pytorch_headers: MappingProxyType  # extension files only
     engine: str
@@ -182,6 +183,9 @@ class Index:
             for prefix, mapping in self.header_prefixes:
                 if path.startswith(prefix + "/"):
                     return Mapping(path, mapping.hip + path[len(prefix):], mapping.family, source=mapping.source)
+            for prefix, mapping in self.header_umbrellas:
+                if path.startswith(prefix + "/"):
+                    return Mapping(path, mapping.hip, mapping.family, source=mapping.source)
         return found
 
 
@@ -253,8 +257,9 @@ class _Builder:
 
     def index(self, engine: str) -> Index:
         ro = MappingProxyType
+        umbrellas = tuple((d, Mapping(d, hip, fam, source="porter")) for d, hip, fam in porter_map.HEADER_UMBRELLAS)
         return Index(ro(self.names), ro(self.namespaces), ro(self.qualified), ro(self.headers),
-                     tuple(sorted(self.prefixes.items(), key=lambda kv: -len(kv[0]))),
+                     tuple(sorted(self.prefixes.items(), key=lambda kv: -len(kv[0]))), umbrellas,
                      ro(self.pytorch_names), ro(self.pytorch_headers), engine, ro(dict(self.counts)))
 
 
@@ -307,6 +312,8 @@ def _add_porter(builder: _Builder) -> None:
         builder.add(cuda, hip, source="porter", family=family)
     for cuda, hip, family in porter_map.HEADERS:
         builder.add(cuda, hip, source="porter", family=family)
+    for cuda, hip, family in porter_map.HEADER_DIRS:
+        builder.prefixes.setdefault(cuda, Mapping(cuda, hip, family, source="porter"))
 
 
 HIPIFY_SNAPSHOT = Path(__file__).with_name("hipify_snapshot.json")

@@ -33,10 +33,14 @@ from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
 
-# CUDA toolkit header spellings: cuda.h, cuda_*.h, cuda/*, the cu* libraries, nv* tools, mma.h,
-# sm_NN_*intrinsics.h, cooperative_groups/* (HIP has only hip/hip_cooperative_groups.h).
-CUDA_HEADER = re.compile(r"^(?:cuda[_/.]|cu(?:blas|rand|fft|sparse|solver|tensor|file|pti|Complex)\w*\.h"
-                         r"|nv(?:rtc|ToolsExt|ml|shmem|tx)|mma\.h|sm_\d+_|crt/|cooperative_groups/)")
+# CUDA toolkit header spellings: cuda.h, cuda_*.h, cuda/* and nv/* (libcu++, CUDA 12+'s CCCL),
+# cudaEGL.h and the other cudaXxx.h interop headers, the cu* libraries, nv* tools (nvtx3/, nvperf,
+# nvvm), mma.h, sm_NN_*intrinsics.h, crt/, cooperative_groups/* (HIP has only
+# hip/hip_cooperative_groups.h), the generated *_meta.h and CUPTI's Openmp/ and Openacc/.
+CUDA_HEADER = re.compile(r"^(?:cuda[_/.]|cuda[A-Z]\w*\.h|cudart_|nv/|Open(?:mp|acc)/|generated_\w+_meta\.h"
+                         r"|cu(?:blas|rand|fft|sparse|solver|tensor|file|pti|Complex)\w*\.h"
+                         r"|nv(?:rtc|ToolsExt|ml|shmem|tx|perf_|vm\.h|_decode)|mma\.h|sm_\d+_|crt/|cooperative_groups/"
+                         r"|fatbinary_section\.h|host_config\.h)")
 
 
 @rule(id="HIP002", lang="cuda", severity="info", fix="safe")
