@@ -102,3 +102,20 @@ def test_mma_h_is_left_to_the_microarch_agent() -> None:
     found = run_rules(unit, [get("HIP002")], RuleContext(), agent="translator").findings
     assert [(f.location.line, f.severity) for f in found] == [(1, Severity.info), (2, Severity.warning)]
     assert "MFMA001" in found[0].message
+
+
+def test_library_options_port_straight_to_rocm_libraries() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    src = "#include <cublas_v2.h>\ncublasHandle_t h;\nvoid f() { cublasCreate(&h); }\n"
+    out, _ = port(src, blas="rocblas")
+    assert out == "#include <rocblas/rocblas.h>\nrocblas_handle h;\nvoid f() { rocblas_create_handle(&h); }\n"
+    out, _ = port(src)
+    assert out == "#include <hipblas/hipblas.h>\nhipblasHandle_t h;\nvoid f() { hipblasCreate(&h); }\n"
+    out, findings = port("#include <cudnn.h>\ncudnnHandle_t h;\n", dnn="miopen")
+    assert out == "#include <miopen/miopen.h>\nmiopenHandle_t h;\n" and not [f for f in findings if f.rule == "HIP006"]
+    out, _ = port("cusparseHandle_t s;\n", sparse="rocsparse")
+    assert out == "rocsparse_handle s;\n"
+    with pytest.raises(ValidationError):
+        PortOptions(blas="openblas")
