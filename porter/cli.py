@@ -276,5 +276,33 @@ def tune(
     console.print("predicted by porter's analytical model (porter/perfmodel); not measured", style="dim")
 
 
+@app.command()
+def codesign(
+    config: Annotated[Path, typer.Argument(help="A training step as TOML or YAML (see porter/codesign/examples/).")],
+    source: Annotated[str, typer.Option("--from", help="The device the recipe was made for (b200, h200, ...).")],
+    target: Annotated[str, typer.Option("--to", help="The device to revise it for.")] = "mi350x",
+    gpus: Annotated[int | None, typer.Option(help="GPUs of the job (default: the config's).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
+) -> None:
+    """Revise a training recipe for the target: memory plan, recipe changes, predicted step time."""
+    import json
+
+    from porter.codesign import ConfigError, codesign as plan_for, load_config
+    from porter.codesign.render import render
+
+    if gpus is not None and gpus < 1:
+        raise _bad_input(f"--gpus {gpus}: needs at least one GPU")
+    try:
+        plan = plan_for(load_config(config), source, target, gpus)
+    except ConfigError as e:
+        raise _bad_input(str(e)) from None
+    except KeyError as e:
+        raise _bad_input(str(e.args[0])) from None
+    if as_json:
+        print(json.dumps(plan.to_dict(), indent=2))
+    else:
+        render(plan, console)
+
+
 if os.environ.get("PORTER_DEBUG") == "1":  # tracebacks for developers; users get one-line errors
     app.pretty_exceptions_enable = True
