@@ -5,7 +5,8 @@ CUDA file may launch kernels, call cudaMalloc or read threadIdx without includin
 hipcc does not promise that for a renamed file (and a plain clang++ -x hip build does not), so a
 port that renames the calls but includes nothing fails on the first hipMalloc. The header goes
 first in the file (after `#pragma once`), as hipify-clang writes it. A .cu file that includes a
-header that becomes <hip/hip_runtime.h> (cuda_runtime.h, cuda.h) has what it needs.
+header that becomes <hip/hip_runtime.h> (cuda_runtime.h, cuda.h), itself or through a project
+header of the tree, has what it needs.
 
 Before:
     __global__ void scale(float* x) { x[threadIdx.x] *= 2.0f; }
@@ -46,6 +47,8 @@ def implicit_runtime_include(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit
     found = classify(unit, ctx)
     if any(inc.path == RUNTIME or (inc.mapping is not None and inc.mapping.hip == RUNTIME) for inc in found.includes):
         return
+    if _through_project_headers(unit, ctx):
+        return
     uses = [t for t in found.tokens if t.kind != "dnn" and (t.mapping is None or t.mapping.family in ("runtime", "driver"))]
     if not uses:
         uses_builtins = next(unit.identifiers(_CUDA_BUILTINS), None)
@@ -54,6 +57,24 @@ def implicit_runtime_include(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit
     at = _insertion_point(unit)
     yield Hit(at, at, "uses the CUDA runtime through nvcc's implicit cuda_runtime.h: "
                       f"#include <{RUNTIME}> added", edits=(Edit(start=at, end=at, text=f"#include <{RUNTIME}>\n"),))
+
+
+_RUNTIME_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"](?:hip/hip_runtime\.h|cuda_runtime\.h|cuda\.h)[>"]', re.M)
+
+
+def _through_project_headers(unit: SourceFile, ctx: RuleContext) -> bool:
+    """Whether a project header the file includes (directly or further down) includes the runtime."""
+    seen = {unit.path}
+    todo = list(ctx.included(unit))
+    while todo:
+        header = todo.pop()
+        if header.path in seen:
+            continue
+        seen.add(header.path)
+        if _RUNTIME_INCLUDE.search(header.data):
+            return True
+        todo.extend(ctx.included(header))
+    return False
 
 
 def _launches(unit: SourceFile) -> bool:
