@@ -50,6 +50,11 @@ def port(
                                              "rewrite to `hipLaunchKernelGGL`.")] = "chevron",
     arch: Annotated[str, typer.Option(help="AMD target.")] = "gfx950",
     matrix: Annotated[str, typer.Option(help="Tensor-core rewrites: `porter` MFMA helpers or `rocwmma`.")] = "porter",
+    blas: Annotated[str, typer.Option(help="cuBLAS to `hipblas` or straight to `rocblas`.")] = "hipblas",
+    sparse: Annotated[str, typer.Option(help="cuSPARSE to `hipsparse` or `rocsparse`.")] = "hipsparse",
+    solver: Annotated[str, typer.Option(help="cuSOLVER to `hipsolver` or `rocsolver`.")] = "hipsolver",
+    rand: Annotated[str, typer.Option(help="cuRAND to `hiprand` or `rocrand`.")] = "hiprand",
+    dnn: Annotated[str, typer.Option(help="cuDNN: `none` (reported for a person) or `miopen` (renamed).")] = "none",
     max_iterations: Annotated[int, typer.Option(help="Verifier loop budget.")] = 3,
     verify: Annotated[bool, typer.Option(help="Compile the port and the original.")] = True,
     executor: Annotated[str, typer.Option(help="Also run the kernels with specs: none, hip-on-cuda (NVIDIA GPU, "
@@ -90,7 +95,8 @@ def port(
                                      max_usd=model_budget_usd, price=price, timeout_s=model_timeout,
                                      retries=model_retries)
         options = PortOptions(launch=launch, matrix=matrix, arch=arch, max_iterations=max_iterations, verify=verify,
-                              executor=executor, force=force, model=model_options)
+                              executor=executor, force=force, model=model_options,
+                              blas=blas, sparse=sparse, solver=solver, rand=rand, dnn=dnn)
     except ValidationError as e:
         loc = ".".join(str(part) for part in e.errors()[0]["loc"])
         raise _bad_input(f"bad option: {loc}: {e.errors()[0]['msg']}") from None
