@@ -57,6 +57,11 @@ LANE_LITERALS = {"%": 32, "&": 31, "/": 32, ">>": 5, "*": 32, "<<": 5}
 WARP_SIZE_OPS = frozenset({"%", "/", "*"})
 _FUNCTIONS = "(function_definition) @fn"
 _CALLS = "(call_expression function: [(identifier) @name (template_function name: (identifier) @name)]) @call"
+_QUALIFIED_CALLS = "(call_expression function: (qualified_identifier) @fn) @call"
+# The WMMA fragment API. Under rocWMMA (--matrix rocwmma) a fragment belongs to the whole 64-lane
+# wave, so these calls are wave-wide collectives; porter's own MFMA helpers keep a 32-lane warp's
+# fragment (MFMA004), so there they are not.
+WMMA_FRAGMENT_OPS = re.compile(r"(?:^|::)(?:roc)?wmma::(?:load_matrix_sync|store_matrix_sync|mma_sync|fill_fragment)$")
 _COMPARE = frozenset({"<", "<=", ">", ">=", "==", "!="})
 BLOCK_DIM = re.compile(r"^(blockDim|hipBlockDim_[xyz])$")
 TILE_32 = re.compile(r"(tiled_partition|thread_block_tile)\s*<\s*32\s*[,>]")
@@ -67,7 +72,7 @@ class Quantity:
     """One wave-size-dependent expression: what it is, how it is written, whether each strategy takes it."""
 
     kind: str  # lane-math, warp-size, compare, shuffle, width, offset, vote, ballot-holder, bit-op, lane-bit,
-    #            constant, shared-array, mask, lane-id, match, reduce, host-geometry
+    #            constant, shared-array, mask, lane-id, match, reduce, host-geometry, matrix (rocWMMA calls)
     path: str
     start: int
     end: int
@@ -235,9 +240,15 @@ def _q(f: Function, node: Node, kind: str, form: Form, convert: bool = True, kee
     return Quantity(kind, f.unit.path, start, end, f.view.src.text(node), form, convert, keep, note, cross)
 
 
-def quantities(f: Function, constants: dict[str, int]) -> list[Quantity]:
-    """The wave-dependent quantities written in one function or macro body."""
+def quantities(f: Function, constants: dict[str, int], wave_fragments: bool = False) -> list[Quantity]:
+    """The wave-dependent quantities written in one function or macro body; with `wave_fragments`,
+    WMMA fragment calls count as wave-wide collectives (rocWMMA)."""
     src, node, found = f.view.src, f.node, []
+    if wave_fragments:
+        for m in src.matches(_QUALIFIED_CALLS, node):
+            if WMMA_FRAGMENT_OPS.search(re.sub(r"\s+", "", src.text(m["fn"][0]))):
+                found.append(_q(f, m["call"][0], "matrix", "neutral", cross=True,
+                                note="a rocWMMA fragment spans the 64-lane wave"))
     taken: list[tuple[int, int]] = []
     ballot_args: set[int] = set()
     for m in src.matches(_CALLS, node):
@@ -606,7 +617,8 @@ def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:
             if name in owners:
                 union(i, owners[name])
             owners.setdefault(name, i)
-    per_fn = [quantities(f, constants) for f in fns]
+    wave_fragments = ctx.options.matrix == "rocwmma"
+    per_fn = [quantities(f, constants, wave_fragments) for f in fns]
     comps: dict[int, list[Quantity]] = {}
     kernels_of: dict[int, list[int]] = {}
     for i, f in enumerate(fns):
