@@ -50,6 +50,11 @@ def port(
                                              "rewrite to `hipLaunchKernelGGL`.")] = "chevron",
     arch: Annotated[str, typer.Option(help="AMD target.")] = "gfx950",
     matrix: Annotated[str, typer.Option(help="Tensor-core rewrites: `porter` MFMA helpers or `rocwmma`.")] = "porter",
+    blas: Annotated[str, typer.Option(help="cuBLAS to `hipblas` or straight to `rocblas`.")] = "hipblas",
+    sparse: Annotated[str, typer.Option(help="cuSPARSE to `hipsparse` or `rocsparse`.")] = "hipsparse",
+    solver: Annotated[str, typer.Option(help="cuSOLVER to `hipsolver` or `rocsolver`.")] = "hipsolver",
+    rand: Annotated[str, typer.Option(help="cuRAND to `hiprand` or `rocrand`.")] = "hiprand",
+    dnn: Annotated[str, typer.Option(help="cuDNN: `none` (reported for a person) or `miopen` (renamed).")] = "none",
     max_iterations: Annotated[int, typer.Option(help="Verifier loop budget.")] = 3,
     verify: Annotated[bool, typer.Option(help="Compile the port and the original.")] = True,
     executor: Annotated[str, typer.Option(help="Also run the kernels with specs: none, hip-on-cuda (NVIDIA GPU, "
@@ -90,7 +95,8 @@ def port(
                                      max_usd=model_budget_usd, price=price, timeout_s=model_timeout,
                                      retries=model_retries)
         options = PortOptions(launch=launch, matrix=matrix, arch=arch, max_iterations=max_iterations, verify=verify,
-                              executor=executor, force=force, model=model_options)
+                              executor=executor, force=force, model=model_options,
+                              blas=blas, sparse=sparse, solver=solver, rand=rand, dnn=dnn)
     except ValidationError as e:
         loc = ".".join(str(part) for part in e.errors()[0]["loc"])
         raise _bad_input(f"bad option: {loc}: {e.errors()[0]['msg']}") from None
@@ -118,28 +124,54 @@ def port(
 def verify(
     output: Annotated[Path, typer.Argument(help="A tree `porter port` wrote.")],
     executor: Annotated[str, typer.Option(help="cuda (the original), hip-on-cuda (the port on NVIDIA with "
-                                               "AMD wave64 semantics) or rocm (the port on an AMD GPU).")] = "hip-on-cuda",
+                                               "AMD wave64 semantics), rocm (the port on an AMD GPU) or gfx950 "
+                                               "(build the port for gfx950 only: compiled, never verified).")
+                        ] = "hip-on-cuda",
     source: Annotated[Path | None, typer.Option(help="The original tree (default: the one the port came from).")] = None,
     arch: Annotated[str | None, typer.Option(help="Target of the executor (sm_90, gfx950, ...).")] = None,
+    check_timeout: Annotated[float | None, typer.Option(help="Seconds per build or run step of a project's own "
+                                                             "check (default 300).")] = None,
+    jobs: Annotated[int, typer.Option(help="The project's checks to run at a time.")] = 1,
 ) -> None:
-    """Run every kernel spec of OUTPUT's porter.toml: port and direct-hipify baseline against the original."""
+    """Run OUTPUT's kernel specs (porter.toml), else the project's own checks, original against port.
+
+    Exit 0 only when every unit had a check that ran and passed; 1 otherwise, with the reason."""
     from porter.verify.evidence import verify_output, write_evidence
     from porter.verify.spec import SpecError
 
     try:
-        evidence = verify_output(output, executor, source=source, arch=arch)
+        evidence = verify_output(output, executor, source=source, arch=arch, check_timeout=check_timeout,
+                                 jobs=jobs)
     except (FileNotFoundError, SpecError, ValueError) as e:
         raise _bad_input(str(e)) from None
-    table = Table(title=f"porter verify ({evidence.executor})")
-    for col in ("unit", "kernel", "port", "baseline", "vs baseline"):
-        table.add_column(col)
-    for k in evidence.kernels:
-        t = k.timing_vs_baseline
-        table.add_row(k.unit, k.kernel, k.port.status, k.baseline.status if k.baseline else "-",
-                      f"{t.verdict} ({t.ratio:.2f}x)" if t else "-")
-    console.print(table)
+    if evidence.kernels:
+        table = Table(title=f"porter verify ({evidence.executor}): kernel specs")
+        for col in ("unit", "kernel", "port", "baseline", "vs baseline"):
+            table.add_column(col)
+        for k in evidence.kernels:
+            t = k.timing_vs_baseline
+            table.add_row(k.unit, k.kernel, k.port.status, k.baseline.status if k.baseline else "-",
+                          f"{t.verdict} ({t.ratio:.2f}x)" if t else "-")
+        console.print(table)
+    if evidence.checks or evidence.discovery is not None:
+        table = Table(title=f"porter verify ({evidence.executor}): the project's own checks")
+        for col in ("check", "from", "result", "detail"):
+            table.add_column(col)
+        for v in evidence.checks:
+            table.add_row(v.check.name, v.check.origin, v.status, v.reason[:200])
+        for u in evidence.discovery.undiscovered if evidence.discovery else ():
+            table.add_row("-", u.where, "not a check", u.reason)
+        console.print(table)
+    units = Table(title="units")
+    for col in ("unit", "verdict", "by"):
+        units.add_column(col)
+    for u in evidence.units:
+        units.add_row(u.unit, u.status, u.reason[:200])
+    console.print(units)
     for path in write_evidence(evidence, output):
         console.print(f"  {path}")
+    if not evidence.passed:
+        err.print("[bold]not verified:[/] " + "; ".join(evidence.failures)[:2000])
     raise typer.Exit(0 if evidence.passed else 1)
 
 
