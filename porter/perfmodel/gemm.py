@@ -59,6 +59,9 @@ REGISTER_OVERHEAD = 40
 MAX_WORKGROUPS_PER_CU = 32
 LAUNCH_OVERHEAD_S = 3e-6
 VGPR_GRANULE = 8
+# Bytes through shared memory per byte of a transposed fp8 tile, per K-step: fit (2, 4, ..., 32 tried)
+# on the fit half of the "nn" fp8 shapes of bench/results/perfmodel-h200-raw-nn-2026-12-01.json.
+FP8_TRANSPOSE_PASSES = 16
 
 
 @dataclass(frozen=True)
@@ -200,8 +203,7 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
         wm_n, wn_n = _warp_grid(c.bm, c.bn, c.nw, nonk)
     else:
         wgmma = (dev.arch == "sm_90") & (c.nw % 4 == 0) & (c.bm >= 64)
-        if a_b == 1 and not (traits.a_k_major and traits.b_k_major):
-            wgmma = np.zeros_like(wgmma)  # fp8 wgmma takes K-major operands only: mma.sync instead
+
         wm_wg, wn_wg = _warp_grid(c.bm, c.bn, c.nw / 4, 64)  # warpgroups
         wm_mma, wn_mma = _warp_grid(c.bm, c.bn, c.nw, 16)  # warps
         wm_n, wn_n = np.where(wgmma, wm_wg, wm_mma), np.where(wgmma, wn_wg, wn_mma)
@@ -256,6 +258,12 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     lds_clk_rate = model.lds_bytes_per_clk_per_cu.value
     if amd and dev.arch == "gfx942":  # kpack=2 turns 64-bit LDS reads into 128-bit ones (AMD Triton docs)
         lds_clk_rate = np.where(c.kpack == 2, lds_clk_rate, lds_clk_rate / 2)
+    # fp8 wgmma reads its operands K-major only (PTX ISA: the transpose bits are for 16-bit types);
+    # an MN-major fp8 tile is transposed on its way into shared memory every K-step, a cost that
+    # grows with that tile alone: measured, it makes tall-thin tiles (BM 256, BN 32-64) win.
+    if not amd and a_b == 1:
+        transposed = (0 if traits.b_k_major else c.bn * c.bk) + (0 if traits.a_k_major else c.bm * c.bk)
+        op_bytes = op_bytes + FP8_TRANSPOSE_PASSES * transposed * a_b
     c.lds_clk = op_bytes / lds_clk_rate
     c.pipelined = c.ns >= 2
 
