@@ -173,7 +173,7 @@ def session(
         raise _bad_input(f"bad option: {loc}: {e.errors()[0]['msg']}") from None
     except (BadInput, ModelSpecError) as e:
         raise _bad_input(str(e)) from None
-    read = prompt_reader() if sys.stdin.isatty() else line_reader(sys.stdin)
+    read = prompt_reader() if sys.stdin.isatty() else line_reader(sys.stdin, echo=console)
     with s:
         code = Repl(s, console, read).run()
     raise typer.Exit(code)

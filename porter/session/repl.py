@@ -42,12 +42,15 @@ def prompt_reader(pt_input=None, pt_output=None) -> Reader:
     return lambda message: session.prompt(message)
 
 
-def line_reader(stream: TextIO) -> Reader:
-    """Plain lines from a stream that is not a terminal (answers piped in from a file)."""
+def line_reader(stream: TextIO, echo: Console | None = None) -> Reader:
+    """Plain lines from a stream that is not a terminal (answers piped in from a file); with
+    `echo`, each prompt and answer is printed there, so the output reads as a transcript."""
     def read(message: str) -> str:
         line = stream.readline()
         if not line:
             raise EOFError
+        if echo is not None:
+            echo.print(f"{message}{line.rstrip()}", markup=False, highlight=False)
         return line.rstrip("\n")
     return read
 
@@ -63,23 +66,24 @@ class Repl:
         self.out.print(f"porter session [bold]{self.s.run_id}[/] in {escape(str(self.s.output))} "
                        f"(approvals: {self.s.state.approvals}; /help lists the commands)")
         self._do(self.s.advance)
+        code: int | None = None
         while True:
-            if self.s.finished:
-                return self._finish()
+            if code is None and self.s.finished:
+                code = self._finish()
             try:
                 line = self.read(self._prompt())
             except EOFError:
-                return self._quit()
+                return self._quit(code)
             except KeyboardInterrupt:
                 self.out.print("[dim](Ctrl-C cancels a running step; /quit leaves the session)[/]")
                 continue
             if self.handle(line.strip()) == "quit":
-                return self._quit()
+                return self._quit(code)
 
     def _prompt(self) -> str:
         pending = self.s.pending
         if pending is None:
-            return "porter> "
+            return "porter (finished)> " if self.s.finished else "porter> "
         if pending["kind"] == "patch":
             return f"[{pending['path']} {pending['index']}/{pending['of']}] a/r/e/A/? > "
         return f"[verifier -> {pending['route']}] a/s/? > "
@@ -128,6 +132,8 @@ class Repl:
                 self._do(self.s.advance)
         elif name == "/undo":
             self._do(self.s.undo)
+            if self.s.finished:
+                self.out.print("[dim]the report predates this undo; /verify re-checks the tree[/]")
         elif name == "/ask":
             self._guard(lambda: self.out.print(escape(self.s.ask(arg))))
         elif name == "/evidence":
@@ -306,7 +312,10 @@ class Repl:
             table.add_row(u, r.verdict, r.reason or r.failure_class)
         self.out.print(table)
 
-    def _quit(self) -> int:
+    def _quit(self, code: int | None) -> int:
+        """Leave: the report's exit code when the run finished, else 0 (everything is checkpointed)."""
+        if code is not None:
+            return code
         self.out.print(f"checkpointed. Resume with: porter session --resume {self.s.run_id} {self.s.output}")
         return 0
 
@@ -317,7 +326,7 @@ class Repl:
 
         report = build_report(self.s.state, **report_context())
         render_console(report, self.out)
-        self.out.print(f"session {self.s.run_id} finished")
+        self.out.print(f"session {self.s.run_id} finished; /evidence, /verify and /undo still work, /quit leaves")
         return report.exit_code
 
 

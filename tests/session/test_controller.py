@@ -110,7 +110,8 @@ def test_ctrl_c_cancels_the_running_step_and_next_runs_it_again(tmp_path: Path,
     monkeypatch.setattr(verifier, "verifier", interrupted_once)
     console = Console(file=io.StringIO(), width=120, color_system=None)
     with Session.start(SEEDED, tmp_path / "out", OFF, approvals="auto-verified") as s, create_pipe_input() as pipe:
-        pipe.send_text("/status\n/next\n")
+        pipe.send_text("/status\n/next\n/quit\n")
+        pipe.close()  # then the end of input: a REPL still asking gets EOF, not a hang
         code = Repl(s, console, prompt_reader(pipe, DummyOutput())).run()
         assert s.finished
     text = console.file.getvalue()

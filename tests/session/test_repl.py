@@ -40,6 +40,7 @@ def drive(session: Session, lines: list[str]) -> tuple[int, str]:
     console = Console(file=io.StringIO(), width=120, color_system=None)
     with create_pipe_input() as pipe:
         pipe.send_text("".join(line + "\n" for line in lines))
+        pipe.close()  # then the end of input: a REPL still asking gets EOF, not a hang
         code = Repl(session, console, prompt_reader(pipe, DummyOutput())).run()
     return code, console.file.getvalue()
 
