@@ -198,7 +198,7 @@ class Repl:
         for note in p.get("notes", []):
             self.out.print(f"[yellow]note:[/] {escape(note)}")
         if p["kind"] == "route":
-            self.out.rule(f"verifier, iteration {p['iteration'] + 1} of {p['max_iterations']}")
+            self.out.rule(f"verifier, after round {p['iteration']} of {p['max_iterations']}")
             for f in p["failed"]:
                 self.out.print(f"  [red]{escape(f['unit'])}[/] {escape(f['failure_class'])}: {escape(f['reason'])}")
             self.out.print(f"The verifier would send {len(p['failed'])} unit(s) back to [bold]{p['route']}[/].")
@@ -214,8 +214,8 @@ class Repl:
 
     def _explain_pending(self, p: dict) -> None:
         if p["kind"] == "route":
-            self.out.print("a: the units go back to the agent owning their failure class for another round "
-                           f"({p['iteration'] + 1} of {p['max_iterations']} used); s: the loop ends and the report "
+            self.out.print("a: the units go back to the agent owning their failure class for round "
+                           f"{p['iteration'] + 1} of {p['max_iterations']}; s: the loop ends here and the report "
                            "says what still fails")
             return
         self.out.print(escape(p["why"] or p["reason"]))

@@ -60,8 +60,9 @@ def review(state: SessionState) -> dict:
     answer = interrupt(patch_payload(state, ws, item, rebased, out.notes))
     action = answer.get("action") if isinstance(answer, dict) else None
     if action == "undo":
-        out.decisions += undo_decisions(ws, state, answer.get("seq"))
-        return out.update(queue)
+        undone = undo_decisions(ws, state, answer.get("seq"))
+        out.decisions += undone
+        return out.update(_requeued(state, ws, undone) + queue)
     if action == "approvals" and answer.get("mode") in APPROVALS:
         return {**out.update(queue), "approvals": answer["mode"]}
     if action not in PATCH_ACTIONS:
@@ -85,6 +86,16 @@ def review(state: SessionState) -> dict:
     if state.git and (not queue or queue[0].path != item.path):
         out.commit(state, ws, item.agent, item.path)
     return out.update(queue)
+
+
+def _requeued(state: SessionState, ws: Workspace, undone: list[Decision]) -> list[Patch]:
+    """Undone patches of the batch under review go back to the front of its queue: undoing a
+    decision made here means deciding again. The patch applies as it stands, since the file is
+    back where it was when the patch landed."""
+    batch = {d.seq for d in state.decisions if d.agent == state.review_after and d.iteration == state.iteration
+             and d.action in LANDED}
+    history = {e.seq: e.patch for e in ws.history()}
+    return [history[d.seq] for d in reversed(undone) if d.seq in batch]
 
 
 def _without_asking(state: SessionState, ws: Workspace, queue: list[Patch]) -> dict:
@@ -172,8 +183,9 @@ def patch_payload(state: SessionState, ws: Workspace, item: Patch, rebased: Patc
     """What a client shows for one item: plain data, which the checkpointer stores as is."""
     current = items.read(ws, item.path)
     after = rebased.apply_to(current or b"")
-    done = sum(d.agent == item.agent and d.iteration == state.iteration and d.path == item.path
-               and d.action not in ("undone", "routed", "stopped") for d in state.decisions)
+    here = [d for d in state.decisions if d.iteration == state.iteration and d.path == item.path
+            and d.agent in (item.agent, "user")]
+    done = sum(d.action not in ("undone", "routed", "stopped") for d in here) - sum(d.action == "undone" for d in here)
     same = sum(p.path == item.path for p in state.queue)  # this item and the rest of its file's
     ids = items.rules_of(item)
     why, safety = explain(ids, item)

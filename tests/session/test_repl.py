@@ -67,7 +67,8 @@ def test_review_edit_undo_quit_and_resume_in_a_new_process(tmp_path: Path, monke
             "e",  # WAVE002: the butterfly start, edited to `warpSize >> 1`
             "r",  # WAVE006: the all-lanes masks, rejected
             "a",  # WAVE003: the lane, accepted ...
-            "/undo",  # ... and undone; WAVE004 is shown again
+            "/undo",  # ... undone, and proposed again ...
+            "r",  # ... and rejected; WAVE004 is next
             "/ask why does the ballot need 64 bits?",
             "/explain WAVE004",
             "/frobnicate",
@@ -82,7 +83,8 @@ def test_review_edit_undo_quit_and_resume_in_a_new_process(tmp_path: Path, monke
     assert ANSWER in text
     assert [p.task for p in model.prompts] == ["session/ask"]
     assert "why does the ballot need 64 bits?" in model.prompts[0].messages[0].content
-    assert "WAVE004 (microarch" in text and "undone" in text
+    assert "WAVE004 (microarch" in text and "undone WAVE003 on seeded.cu (ledger 3)" in text
+    assert text.count("· WAVE003 (rule)") == 2  # proposed again after the undo
     assert f"porter session --resume {run_id}" in text
     assert ledger(out) == [("apply", "rule", "HIP002"), ("apply", "rule", "HIP001"), ("apply", "user", "WAVE002"),
                            ("apply", "rule", "WAVE003"), ("revert", "rule", "WAVE003")]
@@ -99,7 +101,7 @@ def test_review_edit_undo_quit_and_resume_in_a_new_process(tmp_path: Path, monke
     assert "#include <hip/hip_runtime.h>" in ported and "hipMalloc" in ported  # accepted
     assert "offset = warpSize >> 1;" in ported  # the person's edit
     assert "__shfl_xor_sync(__activemask(), v, offset)" in ported  # WAVE006 rejected
-    assert "threadIdx.x & 31" in ported  # WAVE003 undone
+    assert "threadIdx.x & 31" in ported  # WAVE003 undone, then rejected
     assert "unsigned long long votes" in ported and "__popcll(votes)" in ported  # WAVE004, after the resume
     assert ledger(out)[5:] == [("apply", "rule", "WAVE004")]
     assert (SEEDED / "seeded.cu").read_bytes() == source_before
@@ -108,6 +110,6 @@ def test_review_edit_undo_quit_and_resume_in_a_new_process(tmp_path: Path, monke
         assert again.finished
     assert actions == [("accepted", "HIP002"), ("accepted", "HIP001"), ("edited", "WAVE002"),
                        ("rejected", "WAVE006"), ("accepted", "WAVE003"), ("undone", "WAVE003"),
-                       ("accepted", "WAVE004")]
+                       ("rejected", "WAVE003"), ("accepted", "WAVE004")]
     report = json.loads((out / "porter-report.json").read_text())
     assert any(step["origin"] == "user" for change in report["changes"] for step in change["steps"])
