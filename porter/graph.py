@@ -9,6 +9,10 @@ Agents return proposals; the node wrappers here land their patches through the o
 rules only) is handed to each agent node: a client lives outside the state, which stays plain
 data. Every step is checkpointed by the SQLite saver the caller passes in, under the output
 tree, which is what `--resume` continues from.
+
+`build_graph(session=True)` is the graph of an interactive session (porter.session): the same
+nodes, except that an agent's patches wait in a `review` node for a person's decision and a
+`route` node asks before the verifier sends units back; both pause with LangGraph's interrupt().
 """
 
 from __future__ import annotations
