@@ -51,7 +51,7 @@ def _agent(module_name: str, model: Model | None, session: bool = False) -> Call
         learnt = {"findings": list(out.findings), "attempts": list(out.attempts),
                   "model_calls": list(out.model_calls), "notes": list(out.notes)}
         if session:  # a person decides what lands, in the review node that follows
-            return {**learnt, **review.proposals(module_name, out)}
+            return {**learnt, **review.proposals(module_name, out, ws)}
         landed = ws.apply(list(out.patches))
         return {**learnt, "patches": landed}
 

@@ -161,6 +161,14 @@ class Workspace:
                      target.after, target.before or "", kind="revert")
         return target.patch
 
+    def keep(self, data: bytes) -> str:
+        """Keep `data` among the blobs (a text a patch was written against); return its hash."""
+        digest = content_hash(data)
+        self.blobs.mkdir(parents=True, exist_ok=True)
+        if not (self.blobs / digest).exists():
+            (self.blobs / digest).write_bytes(data)
+        return digest
+
     def live(self) -> list[Landed]:
         """Applied patches that no revert has undone, in the order they landed."""
         entries = self.history()

@@ -25,7 +25,7 @@ from langgraph.types import Command, interrupt
 from porter import rules as rule_catalog
 from porter.session import items, vcs
 from porter.session.state import APPROVALS, Decision, SessionState
-from porter.state import AgentOutput, Finding, Patch
+from porter.state import AgentOutput, Finding, Patch, content_hash
 from porter.workspace import PatchConflict, Workspace
 
 PATCH_ACTIONS = ("accept", "reject", "edit", "accept-unit", "undo", "approvals")
@@ -37,8 +37,23 @@ class UndoRefused(RuntimeError):
     """Nothing to undo, or the last patch may not be undone; the message is one line."""
 
 
-def proposals(agent: str, out: AgentOutput) -> dict:
-    """What a session's agent node returns instead of landing: its patches as review items."""
+def proposals(agent: str, out: AgentOutput, ws: Workspace) -> dict:
+    """What a session's agent node returns instead of landing: its patches as review items.
+
+    The text each patch was written against is kept, so that an item can still be carried onto
+    its file when an earlier one was rejected (a model patch follows the rules' patches).
+    """
+    overlay: dict[str, bytes] = {}
+    for patch in out.patches:
+        if patch.base_hash is None:
+            overlay[patch.path] = patch.apply_to(b"")
+            continue
+        base = overlay.get(patch.path)
+        if base is None:
+            base = items.read(ws, patch.path) or b""
+        if content_hash(base) == patch.base_hash:
+            ws.keep(base)
+            overlay[patch.path] = patch.apply_to(base)
     return {"queue": items.split(list(out.patches)), "review_after": agent}
 
 

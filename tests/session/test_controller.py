@@ -134,3 +134,44 @@ def test_a_verdict_that_routes_back_waits_for_a_person(tmp_path: Path) -> None:
         assert step.finished
         assert any("a person ended the verifier loop at iteration 1" in n for n in s.state.notes)
         assert s.state.decisions[-1].action == "stopped"
+
+
+@pytest.mark.toolchain("clang")
+def test_model_patches_are_reviewed_like_rule_patches_and_ask_edits_nothing(tmp_path: Path) -> None:
+    from porter.llm import ScriptedModel
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text("#include <cuda_runtime.h>\n\n__global__ void scale(float* x, float a) "
+                              "{ x[threadIdx.x] *= a; }\n\nvoid run(float* x) {\n  scale<<<1, 64>>>(x, 2.0f);\n"
+                              "  cudaFooBar(x);\n}\n")
+
+    def edit(search: str, replace: str, why: str) -> str:
+        return f"{why}\n\nk.cu\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n"
+
+    script = ScriptedModel([edit("  cudaFooBar(x);\n", "  hipDeviceSynchronize()\n", "cudaFooBar waits."),
+                            edit("  hipDeviceSynchronize()\n", "  (void)hipDeviceSynchronize();\n", "Semicolon."),
+                            "Nothing in k.cu depends on the wavefront size."])
+    with Session.start(src, tmp_path / "out", PortOptions(), provider=script) as s:
+        step = s.advance()
+        seen = []
+        while step.pending is not None:
+            p = step.pending
+            seen.append((p["kind"], p.get("origin"), p.get("rule")))
+            if p["kind"] == "patch" and p["rule"] == "HIP002":
+                step = s.reject()  # the model's patch, written after it, is carried onto the file without it
+            elif p["kind"] == "route" and p["iteration"] == 2:
+                step = s.stop()  # the header is still CUDA's: the person ends the loop
+            else:
+                step = s.accept()
+        assert seen == [("patch", "rule", "HIP002"), ("patch", "model", "MODEL"), ("route", None, None),
+                        ("patch", "model", "MODEL"), ("route", None, None)]
+        assert s.state.units["k.cu"].failure_class == "header-not-found"
+        # the verifier still judges an accepted model patch: the second left the unit no better
+        assert [a.reverted for a in s.state.attempts if a.reverted] == ["model"]
+        before = (tmp_path / "out" / "k.cu").read_bytes()
+        assert "wavefront" in s.ask("does the kernel depend on the wave size?", "k.cu")
+        assert (tmp_path / "out" / "k.cu").read_bytes() == before
+        assert script.prompts[-1].task == "session/ask" and script.left == 0
+    ported = (tmp_path / "out" / "k.cu").read_text()
+    assert ported.startswith("#include <cuda_runtime.h>") and "  hipDeviceSynchronize()\n}" in ported
