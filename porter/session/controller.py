@@ -60,7 +60,11 @@ class Session:
         self.on_progress = on_progress
         self._conn = sqlite3.connect(output / STATE_DIR / CHECKPOINTS, check_same_thread=False)
         self._initial = initial
-        options = initial.options if initial else self._recorded().options
+        try:
+            options = initial.options if initial else self._recorded().options
+        except BadInput:
+            self._conn.close()
+            raise
         self.model: Model | None = open_model(options.model, provider)
         self.graph = build_graph(SqliteSaver(self._conn, serde=_serde(session_state)), self.model, session=True)
         self.asked: list[ModelCall] = []
@@ -103,6 +107,9 @@ class Session:
         checkpoint = saver.get({"configurable": {"thread_id": self.run_id}})
         if not checkpoint or not checkpoint["channel_values"].get("run_id"):
             raise BadInput(f"{self.output}: no session {self.run_id!r} recorded here")
+        if "approvals" not in checkpoint["channel_values"]:
+            raise BadInput(f"{self.output}: run {self.run_id} is a `porter port` run, not a session; "
+                           f"continue it with porter port --resume {self.run_id}")
         return SessionState.model_validate({k: v for k, v in checkpoint["channel_values"].items()
                                             if k in SessionState.model_fields})
 

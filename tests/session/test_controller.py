@@ -16,6 +16,7 @@ from porter.run import port
 from porter.session.controller import Session, SessionError
 from porter.session.repl import Repl, prompt_reader
 from porter.state import PortOptions
+from porter.workspace import BadInput
 
 SEEDED = Path(__file__).resolve().parents[2] / "fixtures" / "wave_seeded"
 OFF = PortOptions(verify=False)
@@ -30,7 +31,9 @@ def kinds(out: Path) -> list[str]:
 
 
 def test_auto_verified_lands_what_porter_port_lands_and_plan_lands_nothing(tmp_path: Path) -> None:
-    port(SEEDED, tmp_path / "port", OFF)
+    ported = port(SEEDED, tmp_path / "port", OFF)
+    with pytest.raises(BadInput, match="is a `porter port` run, not a session"):
+        Session.resume(ported.run_id, tmp_path / "port")
     with Session.start(SEEDED, tmp_path / "auto", OFF, approvals="auto-verified") as s:
         step = s.advance()
         assert step.finished and step.pending is None
