@@ -120,6 +120,71 @@ def port(
     raise typer.Exit(report.exit_code)
 
 
+def _session_help() -> str:
+    from porter.session.commands import COMMANDS, PATCH_KEYS
+
+    keys = "\n".join(f"  {k:<16} {v}" for k, v in PATCH_KEYS.items())
+    cmds = "\n".join(f"  {k:<16} {v}" for k, v in COMMANDS.items())
+    return (f"\b\nAt each patch:\n{keys}\n\n\b\nAt a verifier verdict that routes back: a go on, s stop.\n\n"
+            f"\b\nCommands:\n{cmds}")
+
+
+@app.command(epilog=_session_help())
+def session(
+    path: Annotated[Path, typer.Argument(help="SOURCE to port, or with --resume the OUTPUT of the session.")],
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Output tree for the port.")] = None,
+    resume: Annotated[str | None, typer.Option(help="Continue session RUN_ID in OUTPUT (given as PATH).")] = None,
+    approvals: Annotated[str, typer.Option(help="review (ask on every patch), auto-verified (land patches, ask "
+                                                "when the verifier sends units back) or plan (propose only).")]
+    = "review",
+    git: Annotated[bool | None, typer.Option("--git/--no-git", help="Commit each reviewed unit (default: when "
+                                                                     "OUTPUT is the top of a git work tree).")] = None,
+    arch: Annotated[str, typer.Option(help="AMD target.")] = "gfx950",
+    max_iterations: Annotated[int, typer.Option(help="Verifier loop budget.")] = 3,
+    verify: Annotated[bool, typer.Option(help="Compile the port and the original.")] = True,
+    executor: Annotated[str, typer.Option(help="Also run the kernels with specs: none, hip-on-cuda or rocm.")]
+    = "none",
+    force: Annotated[bool, typer.Option(help="Port into a non-empty output directory.")] = False,
+    model: Annotated[str, typer.Option(help="Model for the agents and for /ask: none, anthropic:MODEL, "
+                                            "openai:MODEL or openai-compatible:URL#MODEL.")] = "none",
+    record: Annotated[Path | None, typer.Option(help="Write every model exchange to DIR as a cassette.")] = None,
+    replay: Annotated[Path | None, typer.Option(help="Answer from the cassettes in DIR; no network.")] = None,
+) -> None:
+    """Port SOURCE into OUTPUT interactively: review each patch before it lands, steer, stop and resume."""
+    import sys
+
+    from pydantic import ValidationError
+
+    from porter.llm.providers import ModelSpecError
+    from porter.session.controller import Session
+    from porter.session.repl import Repl, line_reader, prompt_reader
+    from porter.state import ModelOptions, PortOptions
+    from porter.workspace import BadInput
+
+    try:
+        if resume is not None:
+            if output is not None:
+                raise _bad_input("with --resume, give the session's OUTPUT as the argument, not -o")
+            s = Session.resume(resume, path)
+        else:
+            if output is None:
+                raise _bad_input("-o OUTPUT is required (or --resume RUN_ID OUTPUT)")
+            model_options = ModelOptions(spec=model, record=str(record.resolve()) if record else "",
+                                         replay=str(replay.resolve()) if replay else "")
+            options = PortOptions(arch=arch, max_iterations=max_iterations, verify=verify, executor=executor,
+                                  force=force, model=model_options)
+            s = Session.start(path, output, options, approvals=approvals, git=git)
+    except ValidationError as e:
+        loc = ".".join(str(part) for part in e.errors()[0]["loc"])
+        raise _bad_input(f"bad option: {loc}: {e.errors()[0]['msg']}") from None
+    except (BadInput, ModelSpecError) as e:
+        raise _bad_input(str(e)) from None
+    read = prompt_reader() if sys.stdin.isatty() else line_reader(sys.stdin, echo=console)
+    with s:
+        code = Repl(s, console, read).run()
+    raise typer.Exit(code)
+
+
 @app.command()
 def verify(
     output: Annotated[Path, typer.Argument(help="A tree `porter port` wrote.")],

@@ -9,6 +9,10 @@ Agents return proposals; the node wrappers here land their patches through the o
 rules only) is handed to each agent node: a client lives outside the state, which stays plain
 data. Every step is checkpointed by the SQLite saver the caller passes in, under the output
 tree, which is what `--resume` continues from.
+
+`build_graph(session=True)` is the graph of an interactive session (porter.session): the same
+nodes, except that an agent's patches wait in a `review` node for a person's decision and a
+`route` node asks before the verifier sends units back; both pause with LangGraph's interrupt().
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ from porter.agents.shim import node as shim
 from porter.agents.translator import node as translator
 from porter.agents.verifier import node as verifier
 from porter.llm.session import Model
-from porter.state import AgentOutput, PortState
+from porter.session import review
+from porter.session.state import SessionState
+from porter.state import AgentOutput, PortState, UnitResult
 from porter.workspace import Workspace
 
 AGENTS = ("translator", "microarch", "shim")
@@ -37,14 +43,17 @@ def scan_node(state: PortState) -> dict:
     return {"files": inventory.files, "kernels": inventory.kernels}
 
 
-def _agent(module_name: str, model: Model | None) -> Callable[[PortState], dict]:
+def _agent(module_name: str, model: Model | None, session: bool = False) -> Callable[[PortState], dict]:
     def node(state: PortState) -> dict:
         module = {"translator": translator, "microarch": microarch, "shim": shim}[module_name]
         ws = Workspace(Path(state.output))
         out: AgentOutput = getattr(module, module_name)(state, ws, model)
+        learnt = {"findings": list(out.findings), "attempts": list(out.attempts),
+                  "model_calls": list(out.model_calls), "notes": list(out.notes)}
+        if session:  # a person decides what lands, in the review node that follows
+            return {**learnt, **review.proposals(module_name, out, ws)}
         landed = ws.apply(list(out.patches))
-        return {"findings": list(out.findings), "patches": landed, "attempts": list(out.attempts),
-                "model_calls": list(out.model_calls), "notes": list(out.notes)}
+        return {**learnt, "patches": landed}
 
     node.__name__ = module_name
     return node
@@ -66,7 +75,20 @@ def route(state: PortState) -> str:
     return state.route or "report"
 
 
-def build_graph(checkpointer=None, model: Model | None = None):
+def verify_now(state: PortState, units: list[str]) -> dict[str, UnitResult]:
+    """The verifier's evidence for `units` as the output tree stands, outside the graph (a
+    session's /verify): compiled and checked, not routed, and the state is not changed."""
+    ws = Workspace(Path(state.output))
+    return {u: verifier.verify_unit(state, ws, u) for u in units}
+
+
+def units_of(state: PortState) -> list[str]:
+    return verifier.units_of(state)
+
+
+def build_graph(checkpointer=None, model: Model | None = None, *, session: bool = False):
+    if session:
+        return _session_graph(checkpointer, model)
     g = StateGraph(PortState)
     g.add_node("scan", scan_node)
     for name in AGENTS:
@@ -79,5 +101,32 @@ def build_graph(checkpointer=None, model: Model | None = None):
     g.add_edge("microarch", "shim")
     g.add_edge("shim", "verifier")
     g.add_conditional_edges("verifier", route, {**{a: a for a in AGENTS}, "report": "report"})
+    g.add_edge("report", END)
+    return g.compile(checkpointer=checkpointer)
+
+
+def _session_graph(checkpointer, model: Model | None):
+    """The same nodes with review points: each agent's patches wait in the `review` node for a
+    person (porter.session.review), and `route` asks before the verifier sends units back.
+
+        scan -> translator -> review -> microarch -> review -> shim -> review -> verifier -> route -> report
+                    ^                      ^                   ^                             |
+                    +----------------------+-------------------+-----------------------------+
+    """
+    g = StateGraph(SessionState)
+    g.add_node("scan", scan_node)
+    for name in AGENTS:
+        g.add_node(name, _agent(name, model, session=True))
+        g.add_edge(name, "review")
+    g.add_node("review", review.review)
+    g.add_node("verifier", verifier_node)
+    g.add_node("route", review.route, destinations=(*AGENTS, "route", "report"))
+    g.add_node("report", report_node)
+    g.add_edge(START, "scan")
+    g.add_edge("scan", "translator")
+    after = dict(zip(AGENTS, (*AGENTS[1:], "verifier")))
+    g.add_conditional_edges("review", lambda s: "review" if s.queue else after[s.review_after],
+                            ["review", *AGENTS[1:], "verifier"])
+    g.add_edge("verifier", "route")
     g.add_edge("report", END)
     return g.compile(checkpointer=checkpointer)

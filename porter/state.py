@@ -103,7 +103,7 @@ class Patch(Frozen):
     base_hash: str | None
     edits: tuple[Edit, ...]
     agent: str
-    origin: Literal["rule", "model"] = "rule"
+    origin: Literal["rule", "model", "user"] = "rule"  # user: a person's edit in a session (porter.session)
     rule: str = ""  # the rule id, or several joined by "," for a translator pass
     reason: str = ""
 
