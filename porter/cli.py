@@ -332,22 +332,41 @@ def tune(
     shape: Annotated[str, typer.Option(help="M,N,K for matmul; N for elementwise; ROWS,COLS otherwise.")],
     dtype: Annotated[str, typer.Option(help="bf16, fp16, fp8 or fp32.")] = "bf16",
     arch: Annotated[str, typer.Option(help="Target device or arch.")] = "gfx950",
+    layout: Annotated[str, typer.Option(help="matmul operand layout of C = A @ B, row-major storage: nn (B[K,N]), "
+                                             "nt (B as W[N,K], a linear layer), tn, tt.")] = "nt",
+    persistent: Annotated[bool, typer.Option(help="matmul: one program per CU walks the tiles.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the pick, runner-up and prediction as JSON.")] = False,
 ) -> None:
     """The perfmodel's launch config for one shape, with no GPU and no warm-up: pick and runner-up."""
+    import json
+    from dataclasses import asdict
+
     from porter import hardware
-    from porter.perfmodel import select
+    from porter.perfmodel import Traits, select
 
     try:
         dims = tuple(int(x) for x in shape.split(","))
     except ValueError as e:
         raise _bad_input(f"--shape {shape}: {e}") from None
     try:
-        sel = select(op, dims, dtype, arch)
+        sel = select(op, dims, dtype, arch, Traits(layout, persistent))
     except (ValueError, KeyError) as e:
         raise _bad_input(str(e.args[0])) from None
     vendor = hardware.get(sel.device).vendor
     picks = [("pick", sel.best)] + ([("runner-up", sel.runner_up)] if sel.runner_up else [])
-    table = Table(title=f"porter tune: {op} {'x'.join(map(str, dims))} {dtype} on {sel.device}")
+    if as_json:
+        def pred(p) -> dict:
+            return {"config": asdict(p.config), "label": p.config.label(), "knobs": p.config.knobs(vendor),
+                    "time_s": p.time_s, "tflops": p.tflops, "bound": p.bound, "lds_bytes": p.lds_bytes,
+                    "workgroups_per_cu": p.resident, "waves": p.waves, "registers": p.registers}
+        print(json.dumps({"op": op, "shape": list(dims), "dtype": dtype, "device": sel.device,
+                          "layout": layout if sel.op in ("matmul", "gemm") else None, "persistent": persistent,
+                          "pick": pred(sel.best), "runner_up": pred(sel.runner_up) if sel.runner_up else None,
+                          "considered": sel.considered, "select_s": sel.seconds - sel.table_seconds,
+                          "table_s": sel.table_seconds, "predicted": True}, indent=2))
+        return
+    traits = f" {layout}{' persistent' if persistent else ''}" if op in ("matmul", "gemm") else ""
+    table = Table(title=f"porter tune: {op} {'x'.join(map(str, dims))} {dtype}{traits} on {sel.device}")
     table.add_column("")
     for label, _ in picks:
         table.add_column(label)
