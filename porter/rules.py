@@ -24,6 +24,7 @@ from typing import Literal
 from porter.catalog import AGENTS  # one list, which `porter rules` reads without importing this module
 from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
 from porter.pysyntax import PythonFile
+from porter.symbols import project_names
 from porter.syntax import FileText, SourceFile
 
 FAMILIES = ("HIP", "WAVE", "LDS", "MFMA", "PTX", "TRI", "BLD", "SHIM")
@@ -58,6 +59,9 @@ class RuleContext:
     # them. `run_on_files` runs headers before the files that include them, so a rule that follows
     # a call into `#include "ops.cuh"` sees the header's final text (`included`).
     sources: Mapping[str, SourceFile] = field(default_factory=dict, compare=False, hash=False)
+    # Names the tree's C/C++/CUDA files define (porter.symbols): a project's own `cudaCheck` macro
+    # is not a CUDA name. `run_on_files` fills it from every file of the run before any rule.
+    project: frozenset[str] = field(default=frozenset(), compare=False, hash=False)
 
     def included(self, unit: SourceFile) -> list[SourceFile]:
         """The project headers `unit` names in `#include "..."` (resolved next to it) that this run has seen."""
@@ -298,9 +302,11 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
 
     build_lang = {FileKind.cmake: "cmake", FileKind.makefile: "makefile", FileKind.setup_py: "setup_py"}
     sources: dict[str, SourceFile] = {}
+    records = list(records)
+    if not ctx.project:
+        ctx = replace(ctx, project=project_names(read(r.path) for r in records if r.kind in (FileKind.cuda, FileKind.cpp)))
     ctx = replace(ctx, sources=sources)  # filled as files are done
     done: dict[str, tuple[list[Finding], list[Patch]]] = {}
-    records = list(records)
     for record in sorted(records, key=lambda r: not _is_header(r.path)):
         findings: list[Finding] = []
         patches: list[Patch] = []

@@ -109,7 +109,7 @@ class Patch(Frozen):
     base_hash: str | None
     edits: tuple[Edit, ...]
     agent: str
-    origin: Literal["rule", "model"] = "rule"
+    origin: Literal["rule", "model", "user"] = "rule"  # user: a person's edit in a session (porter.session)
     rule: str = ""  # the rule id, or several joined by "," for a translator pass
     reason: str = ""
 
@@ -311,6 +311,12 @@ class PortOptions(Frozen):
     launch: Literal["chevron", "hipLaunchKernelGGL"] = "chevron"
     # Matrix-core rewrites: porter's MFMA helpers (shims/, verified here) or rocWMMA calls.
     matrix: Literal["porter", "rocwmma"] = "porter"
+    # CUDA libraries to the hip* wrappers (default) or straight to the ROCm library, as HIPIFY's -roc.
+    blas: Literal["hipblas", "rocblas"] = "hipblas"
+    sparse: Literal["hipsparse", "rocsparse"] = "hipsparse"
+    solver: Literal["hipsolver", "rocsolver"] = "hipsolver"
+    rand: Literal["hiprand", "rocrand"] = "hiprand"
+    dnn: Literal["none", "miopen"] = "none"  # none: cuDNN use is reported (HIP006); miopen: renamed
     arch: str = "gfx950"
     max_iterations: int = Field(default=3, ge=1, le=20)
     verify: bool = True  # compile the ports and originals

@@ -24,6 +24,7 @@ from porter.encoding import Encoding, detect
 from porter.state import Patch, content_hash
 
 STATE_DIR = ".porter"
+VCS_DIR = ".git"  # a session may keep the output tree in git; never porting input
 
 
 class BadInput(ValueError):
@@ -174,17 +175,7 @@ class Workspace:
         Returns the reverted patch, or None when the agent has no patch there.
         """
         entries = self.history(rel)
-        # A revert is recorded as an entry too; neither it nor the apply it undid is a candidate,
-        # or a second revert would put the first one's patch back.
-        live: list[int] = []
-        for i, e in enumerate(entries):
-            if e.kind == "apply":
-                live.append(i)
-            else:
-                undid = next((j for j in reversed(live)
-                              if (entries[j].before, entries[j].after) == (e.after or None, e.before)), None)
-                if undid is not None:
-                    live.remove(undid)
+        live = _live(entries)
         idx = next((i for i in reversed(live) if entries[i].patch.agent == agent), None)
         if idx is None:
             return None
@@ -197,6 +188,40 @@ class Workspace:
         self._record(target.patch.model_copy(update={"reason": f"revert: {target.patch.reason}"}),
                      target.after, target.before or "", kind="revert")
         return target.patch
+
+    def keep(self, data: bytes) -> str:
+        """Keep `data` among the blobs (a text a patch was written against); return its hash."""
+        digest = content_hash(data)
+        self.blobs.mkdir(parents=True, exist_ok=True)
+        if not (self.blobs / digest).exists():
+            (self.blobs / digest).write_bytes(data)
+        return digest
+
+    def live(self) -> list[Landed]:
+        """Applied patches that no revert has undone, in the order they landed."""
+        entries = self.history()
+        by_path: dict[str, list[int]] = {}
+        for i, e in enumerate(entries):
+            by_path.setdefault(e.patch.path, []).append(i)
+        alive = {idxs[i] for idxs in by_path.values() for i in _live([entries[j] for j in idxs])}
+        return [entries[i] for i in sorted(alive)]
+
+    def revert(self, seq: int) -> Patch:
+        """Undo the applied patch recorded as ledger entry `seq`; its file must be as it left it."""
+        entry = next((e for e in self.live() if e.seq == seq), None)
+        if entry is None:
+            raise PatchConflict(f"ledger entry {seq}: no such applied patch, or already reverted")
+        path = self._confined(entry.patch.path)
+        have = content_hash(path.read_bytes()) if path.exists() else None
+        if have != entry.after:
+            raise PatchConflict(f"{entry.patch.path}: changed since ledger entry {seq} landed")
+        if entry.before is None:
+            path.unlink()
+        else:
+            path.write_bytes((self.blobs / entry.before).read_bytes())
+        self._record(entry.patch.model_copy(update={"reason": f"revert: {entry.patch.reason}"}),
+                     entry.after, entry.before or "", kind="revert")
+        return entry.patch
 
     def snapshot(self, dest: Path, *, agents: set[str]) -> Path:
         """Write the tree as it stood with only `agents`' patches landed, into `dest`.
@@ -242,14 +267,32 @@ class Workspace:
         return path
 
 
+def _live(entries: list[Landed]) -> list[int]:
+    """Indices of the applies among one file's `entries` that no later revert undid.
+
+    A revert is recorded as an entry too; neither it nor the apply it undid is live, or a
+    second revert would put the first one's patch back.
+    """
+    live: list[int] = []
+    for i, e in enumerate(entries):
+        if e.kind == "apply":
+            live.append(i)
+        else:
+            undid = next((j for j in reversed(live)
+                          if (entries[j].before, entries[j].after) == (e.after or None, e.before)), None)
+            if undid is not None:
+                live.remove(undid)
+    return live
+
+
 def tree_files(source: Path) -> tuple[list[str], list[CopyNote]]:
     """Relative paths of the regular files of a tree, each real file once, and notes on the rest.
 
     The walk follows no symbolic link, so it meets no link loop and reaches each real file by its
     one real path. A link to a file or directory inside the tree is noted with its `target`
     (`Workspace.create` recreates it in the output tree, pointing at the ported file); a link that
-    leaves the tree, dangles or loops is noted and left out. porter's own state directory is
-    skipped, so an output tree can be scanned like a source tree.
+    leaves the tree, dangles or loops is noted and left out. porter's own state directory and a
+    git directory are skipped, so an output tree can be scanned like a source tree.
     """
     root = source.resolve()
     files: list[str] = []
@@ -269,7 +312,7 @@ def tree_files(source: Path) -> tuple[list[str], list[CopyNote]]:
             if entry.is_symlink():
                 notes.append(_link_note(root, path, rel))
             elif entry.is_dir(follow_symlinks=False):
-                if entry.name != STATE_DIR:
+                if entry.name not in (STATE_DIR, VCS_DIR):
                     subdirs.append(path)
             elif entry.is_file(follow_symlinks=False):
                 files.append(rel)

@@ -45,7 +45,8 @@ def render_console(report: Report, console: Console, *, files: Iterable[Path] | 
     if report.not_verified or missing or report.notes:
         console.print("[bold yellow]Not verified[/]")
         for n in report.not_verified:
-            console.print(f"  [yellow]{escape(n.unit)}[/]: {escape(n.reason)}")
+            why = "compiled only: no check ran its numbers" if n.level == "compiled-only" else n.reason
+            console.print(f"  [yellow]{escape(n.unit)}[/]: {escape(why)}")
         for name, why in missing.items():
             console.print(f"  toolchain {escape(name)}: {escape(why)}")
         for note in report.notes:

@@ -104,12 +104,24 @@ def _summary(r: Report) -> str:
 
 def _not_verified(r: Report) -> str:
     lines = ["## Not verified"]
-    if r.not_verified:
+    unchecked = [n for n in r.not_verified if n.level == "not-checked"]
+    compiled = [n for n in r.not_verified if n.level == "compiled-only"]
+    if unchecked:
         warning = "> **These units were not compiled for the target: nothing in this report vouches for them.**"
         lines += ["", warning, ""]
-        lines += [f"- {_code(n.unit)}: {n.reason}" for n in r.not_verified]
-    else:
-        lines += ["", "Every unit went through the verifier."]
+        lines += [f"- {_code(n.unit)}: {n.reason}" for n in unchecked]
+    if compiled:
+        lines += ["", f"Compiled only ({len(compiled)}): they compile for {r.options.arch}, but no check ran their "
+                      "numbers against the original (`porter verify OUT --executor hip-on-cuda` runs the project's "
+                      "own checks).", ""]
+        lines += [f"- {_code(n.unit)}" for n in compiled]
+    if r.numerics:
+        lines += ["", "Numerics run against the original:", ""]
+        lines += [f"- {_code(n.unit)} ({n.executor}): {', '.join(n.checks)}" for n in r.numerics]
+    if not r.units:
+        lines += ["", "No unit to verify."]
+    elif not r.not_verified:
+        lines += ["", "Every compiled unit had a check that ran its numbers against the original and passed."]
     missing = [f"- {name}: {v}" for name, v in r.toolchains.items() if v.startswith("missing")]
     if missing:
         lines += ["", "Toolchains missing:", "", *missing]

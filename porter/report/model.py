@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -138,8 +139,19 @@ class NotPorted(_Part):
 
 
 class NotVerified(_Part):
+    """A unit nothing vouches for numerically: not checked at all, or compiled only."""
+
     unit: str
     reason: str
+    level: Literal["not-checked", "compiled-only"] = "not-checked"
+
+
+class NumericsRun(_Part):
+    """A unit whose numbers were checked against the original: by what, on which executor."""
+
+    unit: str
+    executor: str
+    checks: list[str]
 
 
 class ModelExchange(_Part):
@@ -186,6 +198,7 @@ class Report(_Part):
     not_verified: list[NotVerified]
     incomplete: list[Incomplete] = []  # porter's own failures, by unit: the run exits 3
     not_ported: list[NotPorted] = []  # source files copied as they were: the run exits 1
+    numerics: list[NumericsRun] = []  # units with a check that ran and passed against the original
     notes: list[str]
     model_calls: list[ModelExchange] = []  # every call, in the order made
     model_use: list[ModelUse] = []  # per agent, then "total" when any agent asked
@@ -252,8 +265,10 @@ def build_report(state: PortState, *, header_set: str, engine: str, toolchains: 
         controls=[(u.unit, c) for u in units for c in u.controls],
         estimates=[(u.unit, e) for u in units for e in u.estimates],
         attempts=list(state.attempts),
-        not_verified=[NotVerified(unit=u.unit, reason=u.reason or "no reason recorded")
-                      for u in units if u.verdict == "not-checked"],
+        not_verified=[n for u in units if (n := _not_verified(u)) is not None],
+        numerics=[NumericsRun(unit=u.unit, executor=", ".join(sorted({c.executor for c in passed})),
+                              checks=[c.kernel for c in passed])
+                  for u in units if u.verdict == "compiled" and (passed := [c for c in u.checks if c.status == "pass"])],
         incomplete=incomplete, not_ported=not_ported,
         notes=list(state.notes),
         **_model(state),
@@ -269,6 +284,20 @@ def _incomplete(findings: list[Finding]) -> list[Incomplete]:
         error, _, at = rest.rpartition("\nat ")
         out.append(Incomplete(unit=f.location.path, step=step, error=error, at=at))
     return sorted(out, key=lambda i: (i.unit, i.step))
+
+
+COMPILED_ONLY = ("compiled for the target only: no check ran its numbers against the original "
+                 "(`porter verify OUT --executor hip-on-cuda` runs the project's own checks)")
+
+
+def _not_verified(u: UnitResult) -> NotVerified | None:
+    """Not checked (with the reason), compiled only, or None: a check ran and passed (or the unit failed,
+    which the Units section reports)."""
+    if u.verdict == "not-checked":
+        return NotVerified(unit=u.unit, reason=u.reason or "no reason recorded")
+    if u.verdict == "compiled" and not any(c.status == "pass" for c in u.checks):
+        return NotVerified(unit=u.unit, reason=COMPILED_ONLY, level="compiled-only")
+    return None
 
 
 def _model(state: PortState) -> dict:

@@ -51,7 +51,7 @@ def render_sarif(report: Report) -> str:
             "runId": report.run_id,
             "exitCode": report.exit_code,
             "fixed": [{"ruleId": f.rule, "location": str(f.location)} for f in fixed],
-            "notVerified": [{"unit": n.unit, "reason": n.reason} for n in report.not_verified],
+            "notVerified": [{"unit": n.unit, "level": n.level, "reason": n.reason} for n in report.not_verified],
             "notPorted": [{"path": n.path, "reason": n.reason} for n in report.not_ported],
             "tokenByToken": [c.path for c in report.changes if c.flag],
         },

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.microarch import patterns
+from porter.agents.microarch import patterns, wave_model
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
@@ -50,6 +50,10 @@ _ORDINAL = {1: "second", 2: "third", 3: "fourth"}
 
 @rule(id="WAVE002", lang="cuda", severity="warning", fix="safe")
 def sync_lanes(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    yield from wave_model.gate(unit, ctx, _sync_lanes(unit, ctx))
+
+
+def _sync_lanes(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     fixed: set[int] = set()  # file offsets of loop literals and chain statements already given a fix
     for view in patterns.views(unit):
         for callee, call in patterns.calls(view, frozenset(SHUFFLES) | VOTES):

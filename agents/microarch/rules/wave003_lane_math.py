@@ -22,9 +22,11 @@ After:
     int lane = threadIdx.x % warpSize;
     int warp = threadIdx.x / warpSize;
 
-Fix safety: safe where the code says it means warps: the arithmetic becomes warpSize-based
+Fix safety: safe where the code says it means warps (a lane/warp name, a shuffle or vote nearby, or a
+    kernel the wave model converts to 64 lanes, WAVE011, where `tid < 32` becomes `tid < warpSize` too): the arithmetic becomes warpSize-based
     (`% warpSize`, `/ warpSize`, `& (warpSize - 1)`, `* warpSize`), right on both vendors. A
-    warp-size constant (a name such as WARP_SIZE, kWarpSize, THREADS_PER_WARP) becomes a
+    warp-size constant (a name such as WARP_SIZE, kWarpSize, THREADS_PER_WARP, or any constant of
+    32 the code uses as a shuffle width or a lane modulus, such as `WS`) becomes a
     preprocessor choice, because warpSize is not a compile-time constant from ROCm 7.0 and the
     constant may size arrays or template arguments: 64 in the gfx9 device pass and in the host pass
     of a HIP build (porter builds for gfx9; the host pass cannot see the device), 32 elsewhere (nvcc,
@@ -39,7 +41,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from porter.agents.microarch import patterns
+from porter.agents.microarch import patterns, wave_model
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
@@ -66,7 +68,18 @@ _PRIMARY_OR_TIGHT = frozenset({"*", "/", "%"})
 
 @rule(id="WAVE003", lang="cuda", severity="error", fix="safe")
 def lane_math(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    yield from wave_model.gate(unit, ctx, _lane_math(unit, ctx))
+
+
+def _lane_math(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     yield from _warp_size_constants(unit)
+    model = wave_model.analyse(unit, ctx)
+    for q in model.quantities_of("compare"):
+        if model.decision_at(q.start) == "convert64":
+            literal = unit.data.rfind(b"32", q.start, q.end)
+            yield Hit(q.start, q.end, f"`{' '.join(q.text.split())}` picks the first 32-lane warp of the block; in a "
+                      "kernel converted to the 64-lane wave, the first wave is warpSize threads",
+                      edits=(Edit(literal, literal + 2, "warpSize"),))
     for view in patterns.views(unit):
         # (threadIdx.x / 32) * 32 is one finding, at the outer expression. Expressions come in
         # source order, so one taken earlier covers this one exactly when it ends at or after it.
@@ -79,7 +92,7 @@ def lane_math(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
             taken_end = span[1]
             text = " ".join(view.src.text(expr).split())
             what = LANE_MATH[view.src.text(expr.child_by_field_name("operator"))][2]
-            if _means_warps(view.src, expr, other):
+            if _means_warps(view.src, expr, other) or model.decision_at(span[0]) == "convert64":
                 edits = tuple(Edit(start=view.base + a, end=view.base + b, text=t) for a, b, t in _rewrite(view.src, expr))
                 yield Hit(*span, f"`{text}` computes {what} (a CDNA wavefront has 64 lanes)", edits=edits)
             else:
@@ -138,8 +151,9 @@ def _function_fact(src: SourceFile, function, fact: str) -> bool:
 
 
 def _warp_size_constants(unit: SourceFile) -> Iterator[Hit]:
+    used_as_wave = wave_model.warp_constants(unit, [])  # `WS` used as a shuffle width or a lane modulus
     for name, defs in patterns.definitions(unit).items():
-        if not patterns.WARP_SIZE_NAME.match(name):
+        if not (patterns.WARP_SIZE_NAME.match(name) or name in used_as_wave):
             continue
         values = {patterns.value(unit, d.view, d.value) for d in defs}
         if values != {32}:  # a 64 beside it (#if __GFX9__ ... #else ...) means the code already chooses
