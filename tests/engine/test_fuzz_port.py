@@ -5,7 +5,7 @@ level, re-encoded, renamed (non-UTF-8 names too) and linked (symlink loops, link
 directories). For every tree: no traceback, an exit code porter documents (0, 1, 2 or 3), the
 source tree unchanged, and porting the port changes nothing (a second port is idempotent).
 
-Bounded for CI: PORTER_FUZZ_EXAMPLES examples (default 300: about a minute and a half on one busy core).
+Bounded for CI: PORTER_FUZZ_EXAMPLES examples (default 200: one to two minutes on one busy core).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from porter.cli import app
 
 runner = CliRunner()
-EXAMPLES = int(os.environ.get("PORTER_FUZZ_EXAMPLES", "300"))
+EXAMPLES = int(os.environ.get("PORTER_FUZZ_EXAMPLES", "200"))
 REPORTS = {"porter-report.md", "porter-report.json", "porter-report.sarif"}
 
 SEEDS = {
