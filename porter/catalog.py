@@ -12,7 +12,7 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
-AGENTS = ("translator", "microarch", "shim", "verifier")  # porter.rules.AGENTS, which this must not import
+from porter.agent_names import AGENTS
 
 
 @dataclass(frozen=True)

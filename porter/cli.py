@@ -94,7 +94,7 @@ def port(
     from porter.report import build_report
     from porter.report.console import render_console
     from porter.run import port as run_port
-    from porter.run import report_context
+    from porter.graph import report_context
     from porter.state import ModelOptions, PortOptions
     from porter.workspace import BadInput
 

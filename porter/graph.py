@@ -22,6 +22,7 @@ nodes, except that an agent's patches wait in a `review` node for a person's dec
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 from langgraph.errors import GraphBubbleUp
@@ -30,6 +31,7 @@ from langgraph.graph import END, START, StateGraph
 from porter.agents.microarch import node as microarch
 from porter.agents.shim import node as shim
 from porter.agents.translator import node as translator
+from porter.agents.translator import tables as translation_tables
 from porter.agents.verifier import node as verifier
 from porter.llm.session import Model
 from porter.session import review
@@ -68,9 +70,16 @@ def verifier_node(state: PortState) -> dict:
     return verifier.verifier(state, Workspace(Path(state.output)))
 
 
+@cache
+def report_context() -> dict:
+    """`build_report`'s keywords for this process: header set, the translator's tables, toolchains."""
+    from porter.report.context import report_context as context
+
+    return context(translation_tables.ENGINE)
+
+
 def report_node(state: PortState) -> dict:
     from porter.report import write_reports
-    from porter.run import report_context
 
     write_reports(state, Path(state.output), **report_context())
     return {}

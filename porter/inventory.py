@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from porter.agents.microarch.node import STAGES as MICROARCH_STAGES
 from porter.encoding import read_view
-from porter.rules import RuleContext, run_on_files
+from porter.rules import RuleContext, run_on_files, stages
 from porter.scan import Inventory, scan_tree
 from porter.state import Finding, Severity
 from porter.workspace import tree_files
@@ -24,7 +23,6 @@ def hazards(root: Path, inv: Inventory) -> list[Finding]:
     """Findings above info level from every agent's rules, in file order."""
     found: list[Finding] = []
     for agent in ("translator", "microarch", "shim"):
-        stages = MICROARCH_STAGES if agent == "microarch" else ()
-        findings, _ = run_on_files(agent, inv.files, lambda rel: read_view(root / rel)[0], RuleContext(), stages)
+        findings, _ = run_on_files(agent, inv.files, lambda rel: read_view(root / rel)[0], RuleContext(), stages(agent))
         found.extend(f for f in findings if f.severity != Severity.info)
     return sorted(found, key=lambda f: (f.location.path, f.location.line, f.location.column, f.rule))

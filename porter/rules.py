@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Literal
 
-from porter.catalog import AGENTS  # one list, which `porter rules` reads without importing this module
+from porter.agent_names import AGENTS
 from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
 from porter.pysyntax import PythonFile
 from porter.symbols import project_names
@@ -34,6 +34,17 @@ RETIRED: frozenset[str] = frozenset()
 
 Lang = Literal["cuda", "cmake", "makefile", "setup_py", "triton"]
 FixKind = Literal["safe", "none"]
+Stages = tuple[tuple[str, ...], ...]
+
+# An agent's rules run in passes by family (`run_on_files`); an agent not named runs them in one.
+# microarch: inline assembly and tensor-core code become C++ first, so that the wavefront and LDS
+# rules read what the port will compile (a ballot out of PTX005 is then widened by WAVE004).
+STAGES: dict[str, Stages] = {"microarch": (("MFMA", "PTX"),)}
+
+
+def stages(agent: str) -> Stages:
+    """The passes an agent's rules run in (`STAGES`), `()` for a single pass."""
+    return STAGES.get(agent, ())
 
 
 @dataclass

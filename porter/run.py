@@ -11,12 +11,10 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-import subprocess
 import time
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
@@ -110,21 +108,3 @@ def run_ids(output: Path) -> list[str]:
     with closing(sqlite3.connect(db)) as conn:
         rows = conn.execute("SELECT thread_id, MIN(rowid) FROM checkpoints GROUP BY thread_id ORDER BY 2").fetchall()
     return [r[0] for r in rows]
-
-
-@cache
-def report_context() -> dict:
-    """What the report names besides the state: header set, translation tables, toolchains."""
-    from porter.agents.translator import tables
-    from porter.toolchains import ToolchainMissing, clang_hip, nvcc
-
-    toolchains = {}
-    for name, find in (("clang-hip", clang_hip.find_clang), ("nvcc", nvcc.find_nvcc)):
-        try:
-            exe = find()
-        except ToolchainMissing as e:
-            toolchains[name] = f"missing: {e}"
-            continue
-        out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=False).stdout
-        toolchains[name] = next((line for line in out.splitlines() if "version" in line.lower() or "release" in line), str(exe)).strip()
-    return {"header_set": clang_hip.HEADER_SET, "engine": tables.ENGINE, "toolchains": toolchains}

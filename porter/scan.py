@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from porter.agents.translator.buildfiles import build_lang
 from porter.containment import internal_error
 from porter.encoding import detect
 from porter.pysyntax import is_triton, parse_error
@@ -35,6 +34,25 @@ _KERNELS = "(function_definition (function_declarator) @decl) @fn"
 _LAUNCHES = ("(call_expression function: [(identifier) @name (template_function name: (identifier) @name)]"
              " (kernel_call_syntax)) @call")
 _SHARED = "(declaration (type_qualifier) @q) @decl"
+
+MAKEFILE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+# Makefile fragments that Makefiles `include` (GNU make 3.3): Rodinia's common/make.config, the
+# *.mk/*.mak/*.make conventions, and per-platform Makefile.<suffix> variants.
+MAKE_FRAGMENT_NAMES = frozenset({"make.config", "make.inc", "make.def", "Make.config", "config.mk"})
+MAKE_FRAGMENT_SUFFIXES = (".mk", ".mak", ".make")
+
+
+def build_lang(path: str) -> str | None:
+    """The BLD rule language of a path ("cmake", "makefile", "setup_py"), or None for other files."""
+    name = PurePosixPath(path.replace("\\", "/")).name
+    if name == "CMakeLists.txt" or name.endswith(".cmake"):
+        return "cmake"
+    if name in MAKEFILE_NAMES or name in MAKE_FRAGMENT_NAMES or name.endswith(MAKE_FRAGMENT_SUFFIXES) \
+            or (name.startswith("Makefile.") and not name.endswith((".am", ".in"))):
+        return "makefile"
+    if name == "setup.py":
+        return "setup_py"
+    return None
 
 
 def classify(rel: str, data: bytes) -> tuple[FileKind, str]:

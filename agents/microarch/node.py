@@ -13,14 +13,12 @@ from __future__ import annotations
 
 from porter.llm import asks
 from porter.llm.session import Model
-from porter.rules import RuleContext, run_on_files
+from porter.rules import RuleContext, run_on_files, stages
 from porter.state import AgentOutput, PortState
 from porter.workspace import Workspace
 
 AGENT = "microarch"
-# Inline assembly and tensor-core code become C++ first, so that the wavefront and LDS rules
-# read what the port will compile (a ballot out of PTX005 is then widened by WAVE004).
-STAGES = (("MFMA", "PTX"),)
+STAGES = stages(AGENT)  # MFMA and PTX rules first (porter.rules.STAGES)
 
 
 def microarch(state: PortState, ws: Workspace, model: Model | None = None) -> AgentOutput:

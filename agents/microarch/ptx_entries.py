@@ -1,6 +1,6 @@
 """The entries of the inline-PTX catalog (agents/microarch/ptx_catalog.py), one function per opcode family.
 
-Each entry names its sources: the PTX ISA section (NVIDIA PTX ISA 8.5, by section title) for what
+Each entry registers itself with `ptx_eval.entry` (ptx_catalog imports this module for that) and names its sources: the PTX ISA section (NVIDIA PTX ISA 8.5, by section title) for what
 the instruction computes, and the AMD side (HIP's amd_device_functions.h, clang's AMDGPU builtins
 in BuiltinsAMDGPU.def, the AMD Instinct CDNA3 ISA reference) for what replaces it. An entry
 either builds the C++ expression for its destination or raises NotCovered, which leaves the
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from porter.agents.microarch.ptx_catalog import SLEEP_CLOCK_MHZ, SLEEP_MAX, Eval, NotCovered, entry
+from porter.agents.microarch.ptx_eval import SLEEP_CLOCK_MHZ, SLEEP_MAX, Eval, NotCovered, entry
 
 LANEMASK_NOTE = "a lane mask is 64-bit on a wave64: a 32-bit destination keeps only lanes 0-31"
 BALLOT_NOTE = "a ballot is 64-bit on a wave64: a 32-bit destination keeps only lanes 0-31"

@@ -1,6 +1,6 @@
 """Build files as the translator's BLD rules see them: which files they are, their tokens, nvcc's flags.
 
-The translator node asks `build_lang` which build language a path is; the BLD rules under
+The scan (porter.scan.build_lang) says which build language a path is; the BLD rules under
 `rules/` then read the file through one of the views here, so that no rule edits a comment or a
 message string:
 
@@ -30,26 +30,6 @@ from tree_sitter import Language, Node, Parser, Tree
 
 from porter.rules import Hit
 from porter.state import Edit, Severity
-
-MAKEFILE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
-# Makefile fragments that Makefiles `include` (GNU make 3.3): Rodinia's common/make.config, the
-# *.mk/*.mak/*.make conventions, and per-platform Makefile.<suffix> variants.
-MAKE_FRAGMENT_NAMES = frozenset({"make.config", "make.inc", "make.def", "Make.config", "config.mk"})
-MAKE_FRAGMENT_SUFFIXES = (".mk", ".mak", ".make")
-
-
-def build_lang(path: str) -> str | None:
-    """The BLD rule language of a path ("cmake", "makefile", "setup_py"), or None for other files."""
-    name = PurePosixPath(path.replace("\\", "/")).name
-    if name == "CMakeLists.txt" or name.endswith(".cmake"):
-        return "cmake"
-    if name in MAKEFILE_NAMES or name in MAKE_FRAGMENT_NAMES or name.endswith(MAKE_FRAGMENT_SUFFIXES) \
-            or (name.startswith("Makefile.") and not name.endswith((".am", ".in"))):
-        return "makefile"
-    if name == "setup.py":
-        return "setup_py"
-    return None
-
 
 def second_arch(arch: str) -> str:
     """The other MI300-family target, for places where the original named a list of architectures."""

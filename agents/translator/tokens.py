@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from porter.agents.translator.tables import DEFAULT_CHOICES, SAME_NAME_PREFIXES, Choices, Mapping, index
+from porter.includes import includes as include_directives
+from porter.includes import includes_torch
 from porter.rules import Hit, RuleContext
 from porter.state import Edit
 from porter.syntax import SourceFile
@@ -24,8 +26,6 @@ _MEMO_KEY = "translator.tokens"
 CUDA_LOOKING = re.compile(r"^(?:cuda[A-Z]|cu[A-Z]|CU_|CUDA_|__nv_|nv[A-Z]|nvshmem)")
 MACRO_LIKE = re.compile(r"^[A-Z0-9_]+$")
 _DNN = re.compile(r"^(?:cudnn|CUDNN_)")
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
-_EXTENSION_HEADERS = ("torch/", "ATen/", "c10/")
 
 # Names a file declares itself (its own wrappers and macros) are the project's, not CUDA's.
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
@@ -79,15 +79,6 @@ def classify(unit: SourceFile, ctx: RuleContext | None = None) -> Classified:
     return found
 
 
-def _includes(unit: SourceFile) -> list[tuple[int, int, str, bool]]:
-    """(start, end, path, angled) of each `#include` whose `#` is code (not inside a block comment)."""
-    out = []
-    for m in _INCLUDE.finditer(unit.data):
-        if unit.is_code(unit.data.index(b"#", m.start())):
-            out.append((m.start(1), m.end(), m.group(2).decode("utf-8", "replace").strip(), m.group(1) == b"<"))
-    return out
-
-
 @cache
 def _worth_a_look(choices: Choices = DEFAULT_CHOICES) -> tuple[frozenset[str], re.Pattern[str], re.Pattern[bytes]]:
     """Names and prefixes any table could act on, and a scanner for identifiers that may be one.
@@ -122,20 +113,11 @@ def _trie_regex(words: set[str]) -> str:
     return f"(?:{body})?" if ends and alts else body
 
 
-def is_extension(unit: SourceFile) -> bool:
-    """Whether the file is part of a PyTorch extension: it includes torch, ATen or c10 headers."""
-    return _includes_torch(_includes(unit))
-
-
-def _includes_torch(raw: list[tuple[int, int, str, bool]]) -> bool:
-    return any(path.startswith(_EXTENSION_HEADERS) for _, _, path, _ in raw)
-
-
 def _classify(unit: SourceFile, choices: Choices, project: frozenset[str]) -> Classified:
     ix = index(choices)
     names, prefixes, scanner = _worth_a_look(choices)
-    raw = _includes(unit)
-    extension = _includes_torch(raw)
+    raw = include_directives(unit)
+    extension = includes_torch(raw)
     includes = tuple(Include(s, e, p, a, ix.header(p, extension=extension)) for s, e, p, a in raw)
     spans = iter([(i.start, i.end) for i in includes])
     span = next(spans, None)

@@ -23,7 +23,7 @@ import libcst as cst
 
 from porter import hardware
 from porter import triton_source as src
-from porter.agents.microarch import triton_configs as tc
+from porter.perfmodel import triton_configs as tc
 from porter.perfmodel.gemm import Candidates, Gemm, GemmConfig, evaluate
 from porter.state import PerfEstimate
 from porter.verify.executors import MIN_NOISE

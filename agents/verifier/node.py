@@ -20,8 +20,8 @@ import os
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from porter.agents.translator.tokens import is_extension
-from porter.agents.verifier.failures import first_error, route_of, toolchain_gap
+from porter.includes import is_extension
+from porter.verify.failures import first_error, route_of, toolchain_gap
 from porter.llm.budget import Budget, Usage
 from porter.state import Attempt, FileKind, PortState, UnitResult
 from porter.syntax import SourceFile, lang_for

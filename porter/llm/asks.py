@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from porter import rules as rule_catalog
-from porter.agents.verifier.failures import first_error, route_of
+from porter.verify.failures import first_error, route_of
 from porter.llm.edits import EditRejected
 from porter.llm.session import Ask, Model
 from porter.state import (

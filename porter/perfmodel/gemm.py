@@ -32,14 +32,11 @@ bank conflicts, clock throttling under load, and instruction-issue limits beyond
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from porter.hardware import Device
-
-if TYPE_CHECKING:
-    from porter.perfmodel.roofline import RowConfig
 
 # Bytes per element of the operands as Triton sees them; the output is bf16/fp16 (2 B), as in
 # the usual fp8 GEMM with a 16-bit result.
@@ -268,11 +265,19 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     c.pipelined = c.ns >= 2
 
 
+class LaunchConfig(Protocol):
+    """A kernel's launch configuration as a prediction names it: a GemmConfig, or roofline's RowConfig."""
+
+    def knobs(self, vendor: str) -> dict[str, int]: ...
+
+    def label(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class Prediction:
     """The model's view of one config on one shape. Times in seconds."""
 
-    config: GemmConfig | RowConfig
+    config: LaunchConfig
     time_s: float
     tflops: float
     bound: str  # compute, lds, memory-latency, l2, dram, mall

@@ -18,14 +18,15 @@ import math
 from dataclasses import dataclass
 
 from porter.hardware import Device
-from porter.perfmodel.gemm import Prediction
+from porter.perfmodel.gemm import ELEM_BYTES as GEMM_ELEM_BYTES
+from porter.perfmodel.gemm import LAUNCH_OVERHEAD_S, Prediction
 
 OPS = ("elementwise", "reduction", "softmax", "layernorm")
-ELEM_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
+# The dtypes a row kernel is modelled in (tf32 is a matmul mode), with the GEMM model's element sizes.
+ELEM_BYTES = {d: GEMM_ELEM_BYTES[d] for d in ("fp32", "bf16", "fp16", "fp8")}
 # fp32 values a lane keeps per element of its share (input and one temporary), and the rest.
 REGISTERS_PER_ELEMENT = 2
 REGISTER_OVERHEAD = 24
-LAUNCH_OVERHEAD_S = 3e-6
 
 
 @dataclass(frozen=True)

@@ -322,7 +322,7 @@ class Repl:
     def _finish(self) -> int:
         from porter.report import build_report
         from porter.report.console import render_console
-        from porter.run import report_context
+        from porter.graph import report_context
 
         report = build_report(self.s.state, **report_context())
         render_console(report, self.out)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from porter import rules
-from porter.agents.translator.buildfiles import build_lang, make_lines
+from porter.agents.translator.buildfiles import make_lines
+from porter.scan import build_lang
 from porter.rules import RuleContext, TextFile, run_rules
 
 CMAKE = """\

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from porter.agents.microarch import triton_configs as tc
+from porter.perfmodel import triton_configs as tc
 
 GOLDEN = Path(__file__).resolve().parents[2] / "fixtures" / "golden"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from porter.agents.verifier.failures import first_error, route_of, toolchain_gap
+from porter.verify.failures import first_error, route_of, toolchain_gap
 from porter.run import port
 from porter.state import PortOptions
 

@@ -4,7 +4,7 @@ Why: a config list tuned on an H100 means something else on an MI350X. num_warps
 wavefronts on AMD, so num_warps=8 is 512 threads instead of 256; num_stages=4 or 5 asks AMD's
 stream pipeliner for 3-4 LDS buffers of the A and B tiles (AMD uses 2 for a GEMM, 1 for fused
 attention); and the AMD-only knobs (waves_per_eu, matrix_instr_nonkdim, kpack) are absent.
-Each `triton.Config` of an autotuned kernel is rewritten by agents/microarch/triton_configs.py.
+Each `triton.Config` of an autotuned kernel is rewritten by porter/perfmodel/triton_configs.py.
 A GEMM-like kernel whose config shows its tiles (BLOCK_M/N/K, GROUP_M) keeps them and gets the
 perfmodel's pick for them on gfx950: num_warps 4/8, num_stages 1-3, waves_per_eu 0/2 and
 matrix_instr_nonkdim 16/32 (kpack=1) with the least predicted time over a few representative
@@ -37,7 +37,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
 from porter import triton_source as src
-from porter.agents.microarch import triton_configs as tc
+from porter.perfmodel import triton_configs as tc
 from porter.pysyntax import PythonFile
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit

@@ -3,7 +3,7 @@
 Why: `kernel[grid](..., num_warps=8, num_stages=4)` was sized for 32-lane warps and NVIDIA's
 pipeliner: on AMD num_warps counts 64-lane wavefronts (8 means 512 threads) and num_stages is
 the depth of the stream pipeliner's LDS buffers. The launch's knobs are re-derived as in TRI020
-(agents/microarch/triton_configs.py), with the tile sizes read from the launch's own BLOCK_*
+(porter/perfmodel/triton_configs.py), with the tile sizes read from the launch's own BLOCK_*
 and GROUP_M keywords: when they are all there, a GEMM-like kernel gets the perfmodel's pick of
 num_warps, num_stages, waves_per_eu, matrix_instr_nonkdim and kpack for those tiles on gfx950,
 else AMD's defaults (matrix_instr_nonkdim=16, kpack=1); others get waves_per_eu=0 (no hint; it
@@ -27,7 +27,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from porter import triton_source as src
-from porter.agents.microarch import triton_configs as tc
+from porter.perfmodel import triton_configs as tc
 from porter.pysyntax import PythonFile
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity

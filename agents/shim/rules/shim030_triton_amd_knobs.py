@@ -30,7 +30,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from porter.agents.microarch.triton_configs import AMD_KNOBS_HELPER
+from porter.perfmodel.triton_configs import AMD_KNOBS_HELPER
 from porter.pysyntax import PythonFile
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit

@@ -2,7 +2,8 @@
 
 The verifier reads clang's diagnostics for a failed unit, names the first error's class, and
 routes the unit to the agent that owns that class (DESIGN.md: compile error -> translator or
-shim by error class). Classes are matched on clang's wording, which is stable across releases.
+shim by error class); porter.llm.asks shows the model the same class. Classes are matched on
+clang's wording, which is stable across releases.
 """
 
 from __future__ import annotations

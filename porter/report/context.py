@@ -1,0 +1,28 @@
+"""What a report names besides the state: the HIP header set, the translation tables, the toolchains.
+
+`report_context(engine)` asks each toolchain for its version once per process; `engine` names the
+translation tables the translator ported with, which porter.graph (the one engine module that
+names the agents) reads from the translator and passes in.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from functools import cache
+
+from porter.toolchains import ToolchainMissing, clang_hip, nvcc
+
+
+@cache
+def report_context(engine: str) -> dict:
+    """`build_report`'s keywords: header_set, engine, toolchains (each one's version line, or why it is missing)."""
+    toolchains = {}
+    for name, find in (("clang-hip", clang_hip.find_clang), ("nvcc", nvcc.find_nvcc)):
+        try:
+            exe = find()
+        except ToolchainMissing as e:
+            toolchains[name] = f"missing: {e}"
+            continue
+        out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=False).stdout
+        toolchains[name] = next((line for line in out.splitlines() if "version" in line.lower() or "release" in line), str(exe)).strip()
+    return {"header_set": clang_hip.HEADER_SET, "engine": engine, "toolchains": toolchains}
