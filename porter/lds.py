@@ -29,7 +29,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-WAVE = 64  # lanes in a CDNA wavefront (HARDWARE.md: wave size 64 on gfx9)
+from porter import hardware
+
+WAVE = hardware.get(hardware.TARGET).wave_size  # lanes in a CDNA wavefront (64 on gfx9)
 BANK_BYTES = 4
 
 
@@ -51,11 +53,16 @@ class LdsTarget:
     def phases(self, width: int) -> int:
         return WAVE // self.lanes_per_phase(width)
 
+    @classmethod
+    def of(cls, arch: str) -> LdsTarget:
+        """The LDS of an AMD target, from its device data (porter.hardware)."""
+        spec = hardware.get(arch).spec
+        return cls(arch, banks=int(spec.lds_banks.value), lds_bytes=int(spec.lds_bytes_per_workgroup.value),
+                   source=f"{spec.lds_banks.source}; {spec.lds_bytes_per_workgroup.source}")
 
-GFX942 = LdsTarget("gfx942", banks=32, lds_bytes=64 * 1024,
-                   source="32 banks x 4 B: AMD ROCm blog on LDS bank conflicts (CK-Tile); 64 KiB: ROCm gpu-specs")
-GFX950 = LdsTarget("gfx950", banks=64, lds_bytes=160 * 1024,
-                   source="64 banks x 4 B (?): third-party figure, HARDWARE.md; 160 KiB: ROCm gpu-specs, LLVM AMDGPU")
+
+GFX942 = LdsTarget.of("gfx942")
+GFX950 = LdsTarget.of("gfx950")
 TARGETS = (GFX950, GFX942)
 
 

@@ -12,11 +12,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from porter import hardware
 from porter.agents.microarch import patterns
 
-# MI350X peak engine clock (HARDWARE.md: 2200 MHz) and S_SLEEP's unit (AMD CDNA3 ISA,
-# SOPP S_SLEEP: "approximately 64 * SIMM16[6:0] clocks"; the immediate is 7 bits).
-SLEEP_CLOCK_MHZ = 2200
+# The porting target's peak engine clock (porter.hardware: 2200 MHz on MI350X) and S_SLEEP's unit
+# (AMD CDNA3 ISA, SOPP S_SLEEP: "approximately 64 * SIMM16[6:0] clocks"; the immediate is 7 bits).
+SLEEP_CLOCK_MHZ = int(hardware.get(hardware.TARGET).spec.clock_mhz.value)
 SLEEP_MAX = 127
 
 

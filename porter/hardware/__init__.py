@@ -47,6 +47,8 @@ class Spec(BaseModel):
     max_registers_per_lane: Sourced
     lds_bytes_per_cu: Sourced
     lds_bytes_per_workgroup: Sourced
+    lds_banks: Sourced  # 4-byte banks of LDS (shared memory); porter.lds's bank-conflict model
+    vgpr_granule: Sourced  # registers per lane are allocated in multiples of this
     l2_bytes_per_xcd: Sourced
     mall_bytes: Sourced
     hbm_bytes: Sourced
@@ -179,3 +181,11 @@ def get(name_or_arch: str) -> Device:
 
 
 _ARCH_DEFAULT = {"gfx950": "mi350x", "sm_90": "h100"}
+# The target porter ports for unless told otherwise (`porter port --arch`).
+TARGET = "gfx950"
+
+
+@cache
+def amd_archs() -> tuple[str, ...]:
+    """The AMD targets porter knows (and compiles ports for), as sorted arch names: gfx942, gfx950."""
+    return tuple(sorted({d.arch for d in devices() if d.vendor == "amd"}))

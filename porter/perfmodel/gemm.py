@@ -55,7 +55,6 @@ REGISTER_OVERHEAD = 40
 # programming guide) and, on gfx9, 32 waves per CU, i.e. 32 one-wave workgroups.
 MAX_WORKGROUPS_PER_CU = 32
 LAUNCH_OVERHEAD_S = 3e-6
-VGPR_GRANULE = 8
 # Bytes through shared memory per byte of a transposed fp8 tile, per K-step: fit (2, 4, ..., 32 tried)
 # on the fit half of the "nn" fp8 shapes of bench/results/perfmodel-h200-raw-nn-2026-12-01.json.
 FP8_TRANSPOSE_PASSES = 16
@@ -185,6 +184,7 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     """Shape-independent terms: legality, LDS and registers, residency, per-iteration cycles."""
     a_b, lanes, amd = ELEM_BYTES[dtype], dev.wave_size, dev.vendor == "amd"
     spec, model = dev.spec, dev.model
+    granule = spec.vgpr_granule.value
     threads = c.nw * lanes
     tile_bytes = (c.bm + c.bn) * c.bk * a_b
     # LDS: num_stages buffers of the A and B tiles on both backends. (../shared/HARDWARE.md says
@@ -214,11 +214,11 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     if amd:
         # AMD's pipeliner stages the next A and B tiles through VGPRs on their way to LDS, and
         # double-buffers the operand fragments it reads out of LDS (the AOT cross-check's counts).
-        regs = np.ceil((regs + frags + tile_bytes / (threads * 4)) / VGPR_GRANULE) * VGPR_GRANULE
+        regs = np.ceil((regs + frags + tile_bytes / (threads * 4)) / granule) * granule
     c.regs = regs
     max_regs = spec.max_registers_per_lane.value
     if amd:  # waves_per_eu N caps the VGPRs at what N waves per SIMD can have
-        cap = np.where(c.wpe > 0, np.floor(max_regs / np.maximum(c.wpe, 1) / VGPR_GRANULE) * VGPR_GRANULE, max_regs)
+        cap = np.where(c.wpe > 0, np.floor(max_regs / np.maximum(c.wpe, 1) / granule) * granule, max_regs)
     else:
         cap = np.full_like(regs, max_regs)
 

@@ -41,10 +41,10 @@ import numpy as np
 from porter import hardware
 from porter.perfmodel.gemm import Candidates, Gemm, GemmConfig, Traits, evaluate
 
-
-# LLVM AMDGPU: addressable LDS per workgroup on gfx950 (shared/HARDWARE.md, Devices).
-LDS_BYTES_GFX950 = 163_840
-WAVE = 64
+# The target's addressable LDS per workgroup and wave size (porter.hardware: 163,840 B and 64 on gfx950).
+_TARGET = hardware.get(hardware.TARGET)
+LDS_BYTES = int(_TARGET.spec.lds_bytes_per_workgroup.value)
+WAVE = _TARGET.wave_size
 MAX_WAVES_PER_WORKGROUP = 1024 // WAVE
 # Operand element size when the source does not say: fp16/bf16, the usual dot operands.
 DEFAULT_ELEM_BYTES = 2
@@ -141,7 +141,7 @@ def amd_num_stages(nv_stages: int | None, shape: KernelShape, elem_bytes: int = 
     if shape.gemm:
         stages = 2
         need = lds_bytes(shape, stages, elem_bytes)
-        if need is not None and need > LDS_BYTES_GFX950:
+        if need is not None and need > LDS_BYTES:
             stages = 1
         return stages
     if nv_stages is None:

@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
+from porter import hardware
 from porter.state import BuildResult, KernelResources
 from porter.toolchains import ToolchainMissing, find_tool
 
 HEADER_SET = "porter rocm-6.3 overlay (porter.shims/hip) on Debian HIP 5.2 headers"
 
-SUPPORTED_ARCHS = ("gfx942", "gfx950")
+SUPPORTED_ARCHS = hardware.amd_archs()
 CLANG_CANDIDATES = ("clang++-22", "/usr/lib/llvm-22/bin/clang++")
 DEMANGLERS = ("llvm-cxxfilt-22", "/usr/lib/llvm-22/bin/llvm-cxxfilt", "c++filt")
 REMARK_FLAG = "-Rpass-analysis=kernel-resource-usage"

@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
+from porter import hardware
 from porter.state import BuildResult
 from porter.toolchains import ToolchainMissing, find_tool
 
@@ -61,7 +62,7 @@ HIP_CLANG_SEMANTICS = ("--expt-relaxed-constexpr", "--extended-lambda")
 HIP_ON_CUDA_ENV = "PORTER_HIP_ON_CUDA"
 # clang 22 no longer predefines __AMDGCN_WAVEFRONT_SIZE; HIP 5.2's headers read it wherever they are
 # reached, not only through the overlay's hip_runtime.h. gfx942/gfx950 run wave64 only.
-WAVEFRONT_DEFINE = "-D__AMDGCN_WAVEFRONT_SIZE=64"
+WAVEFRONT_DEFINE = f"-D__AMDGCN_WAVEFRONT_SIZE={hardware.get(hardware.TARGET).wave_size}"
 # ROCm library -> the NVIDIA library with the same API, for hip-on-cuda links.
 NV_LIBS = {"amdhip64": "", "hipblas": "cublas", "hipblaslt": "cublasLt", "hiprand": "curand", "rocrand": "curand",
            "hipfft": "cufft", "hipsparse": "cusparse", "hipsolver": "cusolver"}
@@ -82,7 +83,7 @@ class HipccConfig:
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"kind {self.kind!r}: expected one of {', '.join(KINDS)}")
-        if self.arch not in ("gfx950", "gfx942"):
+        if self.arch not in hardware.amd_archs():
             raise ValueError(f"arch {self.arch!r}: porter ports for gfx950 and gfx942")
         if not re.fullmatch(r"sm_\d{2,3}[af]?|native", self.nv_arch):
             raise ValueError(f"nv_arch {self.nv_arch!r}: expected an NVIDIA target such as sm_90, or native")

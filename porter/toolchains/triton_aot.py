@@ -36,11 +36,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from porter import hardware
 from porter.state import BuildResult, Frozen, KernelResources
 from porter.toolchains import ToolchainMissing
 
 TOOLCHAIN = "triton-aot"
-AMD_ARCHS = ("gfx942", "gfx950")
+AMD_ARCHS = hardware.amd_archs()
 COMPILE_TIMEOUT_S = 600
 
 # Triton signature types (triton.language.core's type names), "*" for a pointer to one.
@@ -49,15 +50,15 @@ _SCALAR_TYPES = ("i1", "i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64
 _TYPE = re.compile(r"(\*k?)?(" + "|".join(_SCALAR_TYPES) + r")")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
-# gfx9 CDNA (gfx90a, gfx942, gfx950), from LLVM's AMDGPU backend (AMDGPUBaseInfo.cpp, getMaxWavesPerEU,
-# getVGPRAllocGranule, getTotalNumVGPRs for the unified register file) and ../shared/HARDWARE.md:
-# 512 VGPRs per lane shared by arch VGPRs and AGPRs, allocated in granules of 8; at most 8 waves per
-# SIMD; 4 SIMDs and 160 KiB of LDS per CU on gfx950 (64 KiB on gfx942).
-MAX_WAVES_PER_SIMD = 8
-VGPR_BUDGET = 512
-VGPR_GRANULE = 8
-SIMDS_PER_CU = 4
-LDS_PER_CU = {"gfx942": 64 * 1024, "gfx950": 160 * 1024}
+# gfx9 CDNA (gfx90a, gfx942, gfx950) share these (porter.hardware's data, from LLVM's AMDGPU backend:
+# getMaxWavesPerEU, getVGPRAllocGranule, getTotalNumVGPRs for the unified register file): 512 VGPRs
+# per lane shared by arch VGPRs and AGPRs, allocated in granules of 8; at most 8 waves per SIMD;
+# 4 SIMDs per CU. LDS per CU differs by arch (`occupancy_by_lds`).
+_GFX9 = hardware.get(hardware.TARGET).spec
+SIMDS_PER_CU = int(_GFX9.simds_per_cu.value)
+MAX_WAVES_PER_SIMD = int(_GFX9.max_waves_per_cu.value) // SIMDS_PER_CU
+VGPR_BUDGET = int(_GFX9.max_registers_per_lane.value)
+VGPR_GRANULE = int(_GFX9.vgpr_granule.value)
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,7 @@ class TritonAotOptions:
     def gpu_target(self) -> tuple[str, str | int, int]:
         """GPUTarget's arguments: ("hip", "gfx950", 64) or ("cuda", 90, 32)."""
         if self.is_amd:
-            return ("hip", self.target, 64)
+            return ("hip", self.target, hardware.get(self.target).wave_size)
         return ("cuda", int(self.target.removeprefix("sm_")), 32)
 
     def triton_options(self) -> dict[str, int | bool]:
@@ -279,7 +280,7 @@ def occupancy_by_lds(lds_bytes: int, num_warps: int, arch: str) -> int:
     """
     if lds_bytes <= 0:
         return MAX_WAVES_PER_SIMD
-    groups = LDS_PER_CU[arch] // lds_bytes
+    groups = int(hardware.get(arch).spec.lds_bytes_per_cu.value) // lds_bytes
     return max(1, min(MAX_WAVES_PER_SIMD, math.ceil(groups * num_warps / SIMDS_PER_CU)))
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Literal
 
+from porter import hardware
 from porter.state import BuildResult, Frozen
 from porter.toolchains import ToolchainMissing, find_tool
 from porter.toolchains.hipcc import hip_on_cuda_dir
@@ -205,7 +206,7 @@ class RocmExecutor(Executor):
     driver_suffix = ".hip"
 
     def __init__(self, arch: str = "gfx950", extra_flags: tuple[str, ...] = ()) -> None:
-        if arch not in ("gfx950", "gfx942"):
+        if arch not in hardware.amd_archs():
             raise ValueError(f"arch {arch!r}: porter ports for gfx950 and gfx942")
         self.arch = arch
         self.extra_flags = tuple(extra_flags)

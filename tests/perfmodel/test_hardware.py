@@ -45,3 +45,40 @@ def test_uncertain_values_stay_marked():
     assert mi350.model.dram_latency_ns.uncertain
     assert not mi350.spec.compute_units.uncertain
     assert mi350.matrix_tflops["bf16"].source.startswith("(d)")
+
+
+def test_amd_targets_and_their_lds_come_from_the_data():
+    assert hardware.amd_archs() == ("gfx942", "gfx950")
+    # 64 and 32 four-byte banks (HARDWARE.md; the gfx950 figure is third-party, marked "?").
+    assert [hardware.get(a).spec.lds_banks.value for a in ("gfx950", "gfx942")] == [64, 32]
+    assert hardware.get("gfx950").spec.lds_banks.uncertain
+    assert {d.spec.vgpr_granule.value for d in hardware.devices()} == {8}
+
+
+# Numbers that are facts about one target: each lives in porter/hardware/data and nowhere else.
+_TARGET_FACTS = {163840, 65536, 2200}
+_FACT_EXPRESSIONS = {(160, 1024), (64, 1024)}
+
+
+def _code_constants(path):
+    """Integer constants of a module's code (docstrings and messages are text, not numbers), and the
+    products of two literals (`160 * 1024`)."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            yield node.lineno, node.value
+        elif (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
+              and all(isinstance(x, ast.Constant) and type(x.value) is int for x in (node.left, node.right))):
+            yield node.lineno, (node.left.value, node.right.value)
+
+
+def test_no_target_fact_is_copied_into_code():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    copies = [f"{path.relative_to(root)}:{line}: {value}"
+              for folder in ("porter", "agents") for path in sorted((root / folder).rglob("*.py"))
+              for line, value in _code_constants(path) if value in _TARGET_FACTS or value in _FACT_EXPRESSIONS]
+    assert copies == []

@@ -38,6 +38,7 @@ from collections.abc import Iterator
 
 from porter.agents.microarch import patterns
 from porter.agents.microarch.kernel_facts import MAX_DYNAMIC, SET_ATTRIBUTE, constant
+from porter.lds import GFX942, GFX950
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
@@ -84,7 +85,8 @@ def shared_config(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         cast = (f"; the kernel argument becomes `{edits[0].text}` (HIP takes const void*)" if edits else "")
         if fn in CACHE_CONFIG:
             yield Hit(call.start_byte, call.end_byte, f"{fn}: cache configuration {NO_OP}: CDNA has no L1/shared "
-                      "split to choose (LDS is separate: 64 KiB per CU on gfx942, 160 KiB on gfx950)" + cast, edits=edits)
+                      f"split to choose (LDS is separate: {_kib(GFX942)} per CU on gfx942, {_kib(GFX950)} on gfx950)"
+                      + cast, edits=edits)
         elif fn in BANK_CONFIG:
             wide = any("EightByte" in unit.text(x) for x in a)
             extra = (": 8-byte banks were asked for, CDNA banks are 4 bytes; an 8-byte access covers two banks"
@@ -97,5 +99,10 @@ def shared_config(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
             n = constant(unit, a[2])
             size = f"{n:,} B" if n is not None else f"`{unit.text(a[2])}`"
             yield Hit(call.start_byte, call.end_byte, f"{fn}(..., {unit.text(a[1])}, {size}) is meaningful on ROCm "
-                      "and kept: it sets the kernel's dynamic LDS; with the static LDS it must fit 64 KiB on gfx942, "
-                      "160 KiB on gfx950 (LDS001 checks the sum)" + cast, edits=edits)
+                      f"and kept: it sets the kernel's dynamic LDS; with the static LDS it must fit {_kib(GFX942)} on gfx942, "
+                      f"{_kib(GFX950)} on gfx950 (LDS001 checks the sum)" + cast, edits=edits)
+
+
+def _kib(target) -> str:
+    """A target's LDS per workgroup as the messages write it: "160 KiB"."""
+    return f"{target.lds_bytes // 1024} KiB"

@@ -20,17 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from porter import hardware
 from porter.agents.microarch.kernel_facts import constant, dim3_value, launches
 from porter.rules import Hit, RuleContext, rule
 from porter.syntax import SourceFile
 
-WAVE = 64
+WAVE = hardware.get(hardware.TARGET).wave_size
 
 
 def _waste(threads: int) -> str:
     waves = -(-threads // WAVE)
     idle = waves * WAVE - threads
-    return (f"{threads} threads = {waves} wavefront{'s' if waves > 1 else ''} of 64 lanes with {idle} lanes idle "
+    return (f"{threads} threads = {waves} wavefront{'s' if waves > 1 else ''} of {WAVE} lanes with {idle} lanes idle "
             f"({100 * idle / (waves * WAVE):.0f}% of the lanes)")
 
 
