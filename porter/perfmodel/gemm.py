@@ -60,6 +60,16 @@ LAUNCH_OVERHEAD_S = 3e-6
 FP8_TRANSPOSE_PASSES = 16
 
 
+def lds_bytes(bm, bn, bk, num_stages, elem_bytes):
+    """LDS a Triton GEMM's pipeline allocates: num_stages buffers of the A and B tiles, at least one.
+
+    Both backends. (../shared/HARDWARE.md says ~(num_stages - 1) on AMD; Triton 3.9's gfx950 compile
+    allocates num_stages: every pick of `bench/perfmodel_validate.py crosscheck` had exactly twice
+    that at num_stages=2.) Scalars or numpy arrays of configs alike.
+    """
+    return np.maximum(1, num_stages) * ((bm + bn) * bk * elem_bytes)
+
+
 @dataclass(frozen=True)
 class GemmConfig:
     """One Triton launch configuration of a GEMM kernel. AMD-only knobs are 0 where unused."""
@@ -187,11 +197,7 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     granule = spec.vgpr_granule.value
     threads = c.nw * lanes
     tile_bytes = (c.bm + c.bn) * c.bk * a_b
-    # LDS: num_stages buffers of the A and B tiles on both backends. (../shared/HARDWARE.md says
-    # ~(num_stages - 1) on AMD; Triton 3.9's gfx950 compile allocates num_stages: every pick of
-    # `bench/perfmodel_validate.py crosscheck` had exactly twice that at num_stages=2.)
-    buffers = np.maximum(1, c.ns)
-    c.lds = buffers * tile_bytes
+    c.lds = lds_bytes(c.bm, c.bn, c.bk, c.ns, a_b)
 
     # The matrix-unit path and how warps tile the block.
     if amd:

@@ -15,8 +15,9 @@ The defaults, knob by knob (AMD's Triton backend, third_party/amd/backend/compil
   keeps at least 4 waves, one per SIMD of the CU, which AMD's GEMM configs use (4 or 8).
 - num_stages is the depth of AMD's stream pipeliner, which stages dot operands through LDS:
   2 for a single GEMM, 1 for fused attention (two dots share the loop and their LDS), at most 2
-  for kernels without a dot. LDS use ~ (num_stages - 1) x (A tile + B tile) must fit the 160 KiB
-  (163,840 B) a gfx950 workgroup may address; a config that does not is cut back to 1.
+  for kernels without a dot. LDS use, num_stages x (A tile + B tile) as Triton allocates it
+  (porter.perfmodel.gemm.lds_bytes), must fit the 160 KiB (163,840 B) a gfx950 workgroup may
+  address; a config that does not is cut back to 1.
 - waves_per_eu (GEMM only): 0 (no occupancy hint), or 2 when the fp32 accumulator alone takes
   128 or more VGPRs per lane (BLOCK_M x BLOCK_N / (num_warps x 64)): the kernel then sits near the
   256-VGPR step, and the hint keeps it at 2 waves per SIMD instead of 1.
@@ -40,6 +41,7 @@ import numpy as np
 
 from porter import hardware
 from porter.perfmodel.gemm import Candidates, Gemm, GemmConfig, Traits, evaluate
+from porter.perfmodel.gemm import lds_bytes as gemm_lds_bytes
 
 # The target's addressable LDS per workgroup and wave size (porter.hardware: 163,840 B and 64 on gfx950).
 _TARGET = hardware.get(hardware.TARGET)
@@ -124,15 +126,13 @@ def amd_num_warps(nv_warps: int, shape: KernelShape) -> int:
 
 
 def lds_bytes(shape: KernelShape, num_stages: int, elem_bytes: int = DEFAULT_ELEM_BYTES) -> int | None:
-    """LDS the stream pipeliner needs for the dot operands: (num_stages - 1) x (A tile + B tile).
-
-    With num_stages 1 the operands still pass through LDS once (one buffer). None when a tile
-    size is not visible in the source.
+    """LDS the stream pipeliner needs for the dot operands, as the perfmodel counts it
+    (porter.perfmodel.gemm.lds_bytes: num_stages buffers of the A and B tiles, measured).
+    None when a tile size is not visible in the source.
     """
-    if None in (shape.block_m, shape.block_n, shape.block_k):
+    if shape.block_m is None or shape.block_n is None or shape.block_k is None:
         return None
-    tiles = (shape.block_m * shape.block_k + shape.block_k * shape.block_n) * elem_bytes  # type: ignore[operator]
-    return max(1, num_stages - 1) * tiles
+    return int(gemm_lds_bytes(shape.block_m, shape.block_n, shape.block_k, num_stages, elem_bytes))
 
 
 def amd_num_stages(nv_stages: int | None, shape: KernelShape, elem_bytes: int = DEFAULT_ELEM_BYTES) -> int | None:

@@ -29,8 +29,11 @@ def test_num_warps_keeps_threads_per_program(nv: int, shape: tc.KernelShape, wan
 def test_num_stages_by_kernel_kind_and_lds() -> None:
     gemm = tc.KernelShape(dots=1, block_m=128, block_n=256, block_k=64)
     assert tc.amd_num_stages(5, gemm) == 2
-    # (128*64 + 64*256) * 2 B = 48 KiB per stage
-    assert tc.lds_bytes(gemm, 2) == 49_152
+    # (128*64 + 64*256) * 2 B = 48 KiB per stage, num_stages buffers (Triton's gfx950 compile; perfmodel.gemm)
+    assert tc.lds_bytes(gemm, 2) == 2 * 49_152
+    assert tc.lds_bytes(gemm, 1) == 49_152
+    wide = tc.KernelShape(dots=1, block_m=256, block_n=256, block_k=128)  # 128 KiB per stage: two do not fit
+    assert tc.amd_num_stages(None, wide) == 1
     huge = tc.KernelShape(dots=1, block_m=256, block_n=256, block_k=256)  # 256 KiB per stage
     assert tc.amd_num_stages(3, huge) == 1
     assert tc.amd_num_stages(3, tc.KernelShape(dots=2)) == 1

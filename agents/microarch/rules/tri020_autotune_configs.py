@@ -115,7 +115,7 @@ def config_rewrite(unit: PythonFile, call: cst.Call, shape: tc.KernelShape) -> t
             edits.append((at, at, f", {knob}={new}"))
             notes.append(f"{knob} (default {tc.CONFIG_DEFAULTS[knob]})->{new}")
     text = _splice(unit, call, edits)
-    lds = f"; LDS {amd.lds_bytes / 1024:.0f} of 160 KiB" if amd.lds_bytes else ""
+    lds = f"; LDS {amd.lds_bytes / 1024:.0f} of {tc.LDS_BYTES // 1024} KiB" if amd.lds_bytes else ""
     kind = "fused attention" if shape.attention else "GEMM" if shape.gemm else "no tl.dot"
     message = f"{kind}: {', '.join(notes + [f'{k}={v}' for k, v in extras.items()])}{lds}: {amd.origin}"
     return text, message
