@@ -186,13 +186,11 @@ Arg = Annotated[Annotated[ArrayArg, Tag("array")] | Annotated[ScalarArg, Tag("sc
 Dim = Expr | Annotated[list[Expr], Field(min_length=1, max_length=3)]
 
 
-class KernelSpec(_Strict):
-    name: str
-    unit: str  # the translation unit, relative to the project root; same path in source and port
+class NumericsSpec(_Strict):
+    """What a CUDA kernel's and a Triton kernel's numerics check share: named sizes, the arguments,
+    which of them are outputs, and how closely the port's outputs must match."""
+
     sizes: dict[str, int] = {}
-    grid: Dim
-    block: Dim
-    shared_bytes: Expr = 0  # dynamic shared memory per block
     args: list[Arg] = Field(default=[], alias="arg")
     outputs: list[str] | None = None  # default: every out/inout array
     tolerance: ToleranceClass = "elementwise"
@@ -201,6 +199,55 @@ class KernelSpec(_Strict):
     depth: Expr | None = None
     rtol: float | None = Field(default=None, ge=0)  # overrides of the tolerance table
     atol: float | None = Field(default=None, ge=0)
+
+    @property
+    def arrays(self) -> list[ArrayArg]:
+        return [a for a in self.args if isinstance(a, ArrayArg)]
+
+    @property
+    def scalars(self) -> list[ScalarArg]:
+        return [a for a in self.args if isinstance(a, ScalarArg)]
+
+    @property
+    def output_names(self) -> list[str]:
+        if self.outputs is not None:
+            return list(self.outputs)
+        return [a.name for a in self.arrays if a.intent != "in"]
+
+    def arg(self, name: str) -> ArrayArg | ScalarArg:
+        return next(a for a in self.args if a.name == name)
+
+    def shape_of(self, a: ArrayArg) -> tuple[int, ...]:
+        return tuple(evaluate_int(d, self.sizes, f"{a.name}.shape") for d in a.shape)
+
+    def _check_unique_args(self, what: str) -> None:
+        names = [a.name for a in self.args]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"{what}: duplicate argument(s) {', '.join(dupes)}")
+
+    def _check_outputs(self, what: str) -> None:
+        """Outputs are writable arrays, there is one, and a matmul says its depth."""
+        writable = {a.name for a in self.arrays if a.intent != "in"}
+        for out in self.outputs or ():
+            if out not in writable:
+                raise ValueError(f"{what}: output {out!r} is not an out/inout array argument")
+        if not self.output_names:
+            raise ValueError(f"{what}: no output: give an array intent = \"out\" or \"inout\"")
+        if self.tolerance == "matmul" and self.depth is None:
+            raise ValueError(f"{what}: tolerance \"matmul\" needs depth (the K of the product)")
+
+    def _check_shape(self, a: ArrayArg) -> None:
+        if any(d < 0 for d in self.shape_of(a)):
+            raise ValueError(f"argument {a.name}: negative extent in shape {list(a.shape)}")
+
+
+class KernelSpec(NumericsSpec):
+    name: str
+    unit: str  # the translation unit, relative to the project root; same path in source and port
+    grid: Dim
+    block: Dim
+    shared_bytes: Expr = 0  # dynamic shared memory per block
     seed: int = Field(default=0, ge=0, lt=2**64)
     warmup: int = Field(default=3, ge=0, le=1000)
     runs: int = Field(default=20, ge=1, le=10000)
@@ -222,50 +269,19 @@ class KernelSpec(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> KernelSpec:
-        names = [a.name for a in self.args]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"kernel {self.name}: duplicate argument(s) {', '.join(dupes)}")
-        writable = {a.name for a in self.arrays if a.intent != "in"}
-        for out in self.outputs or ():
-            if out not in writable:
-                raise ValueError(f"kernel {self.name}: output {out!r} is not an out/inout array argument")
-        if not self.output_names:
-            raise ValueError(f"kernel {self.name}: no output: give an array intent = \"out\" or \"inout\"")
-        if self.tolerance == "matmul" and self.depth is None:
-            raise ValueError(f"kernel {self.name}: tolerance \"matmul\" needs depth (the K of the product)")
+        self._check_unique_args(f"kernel {self.name}")
+        self._check_outputs(f"kernel {self.name}")
         # Evaluate every expression now, so a typo is reported with the file, not at run time.
         self.grid_dims()
         self.block_dims()
         evaluate_int(self.shared_bytes, self.sizes, "shared_bytes")
         for a in self.arrays:
-            if any(d < 0 for d in self.shape_of(a)):
-                raise ValueError(f"argument {a.name}: negative extent in shape {list(a.shape)}")
+            self._check_shape(a)
         for s in self.scalars:
             evaluate(s.value, self.sizes)
         if self.depth is not None:
             evaluate_int(self.depth, self.sizes, "depth")
         return self
-
-    @property
-    def arrays(self) -> list[ArrayArg]:
-        return [a for a in self.args if isinstance(a, ArrayArg)]
-
-    @property
-    def scalars(self) -> list[ScalarArg]:
-        return [a for a in self.args if isinstance(a, ScalarArg)]
-
-    @property
-    def output_names(self) -> list[str]:
-        if self.outputs is not None:
-            return list(self.outputs)
-        return [a.name for a in self.arrays if a.intent != "in"]
-
-    def arg(self, name: str) -> ArrayArg | ScalarArg:
-        return next(a for a in self.args if a.name == name)
-
-    def shape_of(self, a: ArrayArg) -> tuple[int, ...]:
-        return tuple(evaluate_int(d, self.sizes, f"{a.name}.shape") for d in a.shape)
 
     def _dims(self, dim: Dim, what: str) -> tuple[int, int, int]:
         items = dim if isinstance(dim, list) else [dim]
@@ -334,7 +350,7 @@ class TritonSide(_Strict):
     num_stages: int | None = None
 
 
-class TritonSpec(_Strict):
+class TritonSpec(NumericsSpec):
     """One @triton.jit kernel: its AOT specialisation, its grid and its interpreter check."""
 
     module: str  # the .py file, relative to the project root; same path in source and port
@@ -344,14 +360,8 @@ class TritonSpec(_Strict):
     signature: dict[str, str] | None = None
     constexprs: dict[str, ConstexprValue] = {}
     divisible_by_16: list[str] = []
-    sizes: dict[str, int] = {}
     grid: TritonGrid  # expressions over sizes and the integer constexprs
-    args: list[Arg] = Field(default=[], alias="arg")  # passed by name (keywords); any order
-    outputs: list[str] | None = None  # default: every out/inout array
-    tolerance: ToleranceClass = "elementwise"
-    depth: Expr | None = None  # as for [[verify.kernel]]: matmul needs it; reduction default the largest input
-    rtol: float | None = Field(default=None, ge=0)
-    atol: float | None = Field(default=None, ge=0)
+    # args (NumericsSpec) are passed by name (keywords), in any order.
     seed: int = Field(default=0, ge=0, lt=2**63)
     num_warps: int = 4  # the AOT compiles' launch knobs (both sides, unless a side overrides)
     num_stages: int = 2
@@ -373,10 +383,7 @@ class TritonSpec(_Strict):
         from porter.toolchains.triton_aot import Specialisation, TritonAotOptions
 
         what = f"triton kernel {self.label}"
-        names = [a.name for a in self.args]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"{what}: duplicate argument(s) {', '.join(dupes)}")
+        self._check_unique_args(what)
         derived = self.derived_signature()
         if self.signature is not None:
             if set(self.signature) != set(derived):
@@ -387,14 +394,7 @@ class TritonSpec(_Strict):
             for n, ty in self.signature.items():
                 if ty != derived[n]:
                     raise ValueError(f"{what}: signature {n} = {ty!r} but its arg's dtype makes it {derived[n]!r}")
-        writable = {a.name for a in self.args if isinstance(a, ArrayArg) and a.intent != "in"}
-        for out in self.outputs or ():
-            if out not in writable:
-                raise ValueError(f"{what}: output {out!r} is not an out/inout array argument")
-        if not self.output_names:
-            raise ValueError(f"{what}: no output: give an array intent = \"out\" or \"inout\"")
-        if self.tolerance == "matmul" and self.depth is None:
-            raise ValueError(f"{what}: tolerance \"matmul\" needs depth (the K of the product)")
+        self._check_outputs(what)
         for side in ("original", "port"):
             Specialisation(signature=self.signature_types(), constexprs=self.constexprs_of(side),
                            divisible_by_16=frozenset(self.divisible_by_16))
@@ -404,9 +404,7 @@ class TritonSpec(_Strict):
             self.grid_of(side)
         for a in self.args:
             if isinstance(a, ArrayArg):
-                shape = tuple(evaluate_int(d, self.sizes, f"{a.name}.shape") for d in a.shape)
-                if any(d < 0 for d in shape):
-                    raise ValueError(f"argument {a.name}: negative extent in shape {list(a.shape)}")
+                self._check_shape(a)
             elif a.dtype[0] in "iu":
                 evaluate_int(a.value, self.sizes, a.name)
             else:
@@ -425,12 +423,6 @@ class TritonSpec(_Strict):
     @property
     def label(self) -> str:
         return self.name or self.kernel
-
-    @property
-    def output_names(self) -> list[str]:
-        if self.outputs is not None:
-            return list(self.outputs)
-        return [a.name for a in self.args if isinstance(a, ArrayArg) and a.intent != "in"]
 
     def derived_signature(self) -> dict[str, str]:
         return {a.name: ("*" if isinstance(a, ArrayArg) else "") + TRITON_TYPES[a.dtype] for a in self.args}
