@@ -7,10 +7,9 @@ names the agents) reads from the translator and passes in.
 
 from __future__ import annotations
 
-import subprocess
 from functools import cache
 
-from porter.toolchains import ToolchainMissing, clang_hip, nvcc
+from porter.toolchains import ToolchainMissing, clang_hip, nvcc, process
 
 
 @cache
@@ -23,6 +22,6 @@ def report_context(engine: str) -> dict:
         except ToolchainMissing as e:
             toolchains[name] = f"missing: {e}"
             continue
-        out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=False).stdout
+        out = process.run([exe, "--version"]).stdout
         toolchains[name] = next((line for line in out.splitlines() if "version" in line.lower() or "release" in line), str(exe)).strip()
     return {"header_set": clang_hip.HEADER_SET, "engine": engine, "toolchains": toolchains}

@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
-import time
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
 from porter import hardware
 from porter.state import BuildResult, KernelResources
-from porter.toolchains import ToolchainMissing, find_tool
+from porter.toolchains import ToolchainMissing, find_tool, process
 
 HEADER_SET = "porter rocm-6.3 overlay (porter.shims/hip) on Debian HIP 5.2 headers"
 
@@ -33,7 +31,6 @@ SUPPORTED_ARCHS = hardware.amd_archs()
 CLANG_CANDIDATES = ("clang++-22", "/usr/lib/llvm-22/bin/clang++")
 DEMANGLERS = ("llvm-cxxfilt-22", "/usr/lib/llvm-22/bin/llvm-cxxfilt", "c++filt")
 REMARK_FLAG = "-Rpass-analysis=kernel-resource-usage"
-COMPILE_TIMEOUT_S = 600
 
 
 def overlay_dir() -> Path:
@@ -93,22 +90,11 @@ def compile_unit(src: Path, opts: ClangHipOptions, workdir: Path) -> tuple[Build
     workdir.mkdir(parents=True, exist_ok=True)
     asm_out = workdir / f"{src.stem}-hip-amdgcn-amd-amdhsa-{opts.arch}.s"
     cmd = build_command(clang, src, opts, asm_out)
-    start = time.monotonic()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir, timeout=COMPILE_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        # A hung compile is a failed compile: data, with the exit status timeout(1) uses.
-        proc = subprocess.CompletedProcess(cmd, 124, "", f"timed out after {COMPILE_TIMEOUT_S} s")
-    seconds = time.monotonic() - start
-    ok = proc.returncode == 0 and asm_out.is_file()
-    build = BuildResult(
-        toolchain="clang-hip", cmd=tuple(cmd), rc=proc.returncode, stdout=proc.stdout,
-        stderr=proc.stderr, artifacts=(str(asm_out),) if ok else (), seconds=round(seconds, 3),
-    )
-    if not ok:
+    build = process.build_result("clang-hip", process.run(cmd, workdir), [asm_out])
+    if not build.artifacts:
         return build, []
     asm = asm_out.read_text()
-    kernels = parse_resource_usage(proc.stderr, str(src), opts.arch, metadata=asm)
+    kernels = parse_resource_usage(build.stderr, str(src), opts.arch, metadata=asm)
     mfma = count_mfma(asm)
     names = demangle([k.kernel for k in kernels])
     return build, [
@@ -252,9 +238,9 @@ def demangle(names: list[str]) -> dict[str, str]:
     tool = next((t for t in DEMANGLERS if shutil.which(t)), None)
     if tool is None or not names:
         return {n: n for n in names}
-    proc = subprocess.run([tool], input="\n".join(names) + "\n", capture_output=True, text=True, timeout=60)
-    lines = proc.stdout.splitlines()
-    if proc.returncode != 0 or len(lines) != len(names):
+    done = process.run([tool], input="\n".join(names) + "\n")
+    lines = done.stdout.splitlines()
+    if done.rc != 0 or len(lines) != len(names):
         return {n: n for n in names}
     return dict(zip(names, lines, strict=True))
 

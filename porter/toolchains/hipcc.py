@@ -30,11 +30,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -42,7 +40,7 @@ from typing import Literal
 
 from porter import hardware
 from porter.state import BuildResult
-from porter.toolchains import ToolchainMissing, find_tool
+from porter.toolchains import ToolchainMissing, find_tool, process
 
 Kind = Literal["gfx950", "hip-on-cuda"]
 KINDS: tuple[str, ...] = ("gfx950", "hip-on-cuda")
@@ -53,7 +51,7 @@ ROCM_VERSION = (6, 3, 0)
 DEVICE_LIBS_CANDIDATES = ("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode", "/usr/lib/amdgcn/bitcode")
 DEBIAN_HIP_PREFIX = Path("/usr")
 DEBIAN_LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib")
-BUILD_TIMEOUT_S = 1800
+BUILD_TIMEOUT_S = 3 * process.TIMEOUT_S  # a whole project (make, cmake --build), not one step
 HIP_SUFFIXES = (".cu", ".hip", ".cuh")
 CXX_SUFFIXES = (".cpp", ".cc", ".cxx", ".C", ".c++")
 # hip-clang accepts device calls to constexpr host functions and __device__ lambdas by default;
@@ -284,18 +282,7 @@ def run_build(cmd: Sequence[str], cwd: Path, root: Path, *, base_env: Mapping[st
     A failed build or a timeout is data (rc 124 for a timeout, the process group killed).
     """
     env = hipcc_env(root, os.environ if base_env is None else base_env)
-    start = time.monotonic()
-    proc = subprocess.Popen(list(cmd), cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, errors="replace", start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        rc = proc.returncode
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        rc, err = 124, err + f"\ntimed out after {timeout} s"
-    return BuildResult(toolchain="hipcc", cmd=tuple(cmd), rc=rc, stdout=out, stderr=err,
-                       seconds=round(time.monotonic() - start, 3))
+    return process.build_result("hipcc", process.run(cmd, cwd, env=env, timeout=timeout))
 
 
 # ------------------------------------------------------------------------------- argument translation

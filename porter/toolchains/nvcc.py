@@ -7,16 +7,13 @@ with nvcc is not blamed on the port. Compile only (-c): no GPU and no link are n
 from __future__ import annotations
 
 import re
-import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from porter.state import BuildResult
-from porter.toolchains import find_tool
+from porter.toolchains import find_tool, process
 
 NVCC_CANDIDATES = ("nvcc", "/usr/local/cuda/bin/nvcc")
-COMPILE_TIMEOUT_S = 600
 
 
 def find_nvcc() -> Path:
@@ -59,15 +56,4 @@ def compile_unit(src: Path, opts: NvccOptions, workdir: Path) -> BuildResult:
     workdir.mkdir(parents=True, exist_ok=True)
     obj_out = workdir / f"{src.stem}.{opts.arch}.o"
     cmd = build_command(nvcc, src, opts, obj_out)
-    start = time.monotonic()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir, timeout=COMPILE_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        # A hung compile is a failed compile: data, with the exit status timeout(1) uses.
-        proc = subprocess.CompletedProcess(cmd, 124, "", f"timed out after {COMPILE_TIMEOUT_S} s")
-    seconds = time.monotonic() - start
-    ok = proc.returncode == 0 and obj_out.is_file()
-    return BuildResult(
-        toolchain="nvcc", cmd=tuple(cmd), rc=proc.returncode, stdout=proc.stdout,
-        stderr=proc.stderr, artifacts=(str(obj_out),) if ok else (), seconds=round(seconds, 3),
-    )
+    return process.build_result("nvcc", process.run(cmd, workdir), [obj_out])

@@ -28,9 +28,7 @@ import json
 import math
 import os
 import re
-import subprocess
 import sys
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,11 +36,11 @@ from types import MappingProxyType
 
 from porter import hardware
 from porter.state import BuildResult, Frozen, KernelResources
-from porter.toolchains import ToolchainMissing
+from porter.toolchains import ToolchainMissing, process
 
 TOOLCHAIN = "triton-aot"
 AMD_ARCHS = hardware.amd_archs()
-COMPILE_TIMEOUT_S = 600
+COMPILE_TIMEOUT_S = process.TIMEOUT_S
 
 # Triton signature types (triton.language.core's type names), "*" for a pointer to one.
 _SCALAR_TYPES = ("i1", "i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64",
@@ -166,22 +164,16 @@ class PtxResources(Frozen):
 
 def run_worker(module: str, request: Path, workdir: Path, timeout_s: float, *,
                set_env: Mapping[str, str] = MappingProxyType({}), drop_env: tuple[str, ...] = ()
-               ) -> tuple[list[str], subprocess.CompletedProcess, float]:
+               ) -> process.Finished:
     """Run `python -m module request` in `workdir`; a timeout is a result (exit 124), not an error.
 
     The worker imports porter from the same tree as this process, installed or not.
-    Returns the command, the finished process and the seconds it took.
     """
     cmd = [sys.executable, "-m", module, str(request)]
     env = {k: v for k, v in os.environ.items() if k not in drop_env} | dict(set_env)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(__file__).resolve().parents[2]),
                                                      env.get("PYTHONPATH", "")) if p)
-    start = time.monotonic()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=workdir, timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        proc = subprocess.CompletedProcess(cmd, 124, "", f"timed out after {timeout_s} s")
-    return cmd, proc, round(time.monotonic() - start, 3)
+    return process.run(cmd, workdir, env=env, timeout=timeout_s)
 
 
 def compile_kernel(src: Path, kernel: str, spec: Specialisation, opts: TritonAotOptions,
@@ -207,15 +199,14 @@ def compile_kernel(src: Path, kernel: str, spec: Specialisation, opts: TritonAot
     request_file.write_text(json.dumps(request, indent=1))
     # Compile into the workdir's own cache, so a stale ~/.triton entry never answers for a new
     # Triton; an interpreted @triton.jit has nothing to compile, so TRITON_INTERPRET is dropped.
-    cmd, proc, seconds = run_worker("porter.toolchains.triton_aot", request_file, workdir, opts.timeout_s,
-                                    set_env={"TRITON_CACHE_DIR": str(workdir / "triton-cache")},
-                                    drop_env=("TRITON_INTERPRET",))
+    done = run_worker("porter.toolchains.triton_aot", request_file, workdir, opts.timeout_s,
+                      set_env={"TRITON_CACHE_DIR": str(workdir / "triton-cache")}, drop_env=("TRITON_INTERPRET",))
     asm_path = workdir / f"{stem}.{'amdgcn' if opts.is_amd else 'ptx'}"
     meta_path = workdir / f"{stem}.metadata.json"
-    ok = proc.returncode == 0 and asm_path.is_file() and meta_path.is_file()
+    ok = done.rc == 0 and asm_path.is_file() and meta_path.is_file()
     artifacts = tuple(str(p) for p in sorted(workdir.glob(f"{stem}.*")) if ok and p != request_file)
-    build = BuildResult(toolchain=TOOLCHAIN, cmd=tuple(cmd), rc=proc.returncode or (0 if ok else 1),
-                        stdout=proc.stdout, stderr=proc.stderr, artifacts=artifacts, seconds=seconds)
+    build = BuildResult(toolchain=TOOLCHAIN, cmd=done.cmd, rc=done.rc or (0 if ok else 1),
+                        stdout=done.stdout, stderr=done.stderr, artifacts=artifacts, seconds=done.seconds)
     if not ok:
         return build, None
     metadata = json.loads(meta_path.read_text())
@@ -375,13 +366,15 @@ def _ptxas_log(ptx: Path, capability: int, log: Path) -> None:
 
         target = re.search(r"^\.target\s+(\S+)", ptx.read_text(), re.M)
         arch = target[1] if target else f"sm_{capability}"
-        proc = subprocess.run([get_ptxas(capability).path, "-v", f"--gpu-name={arch}", str(ptx),
-                               "-o", str(ptx.with_suffix(".cubin"))],
-                              capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
-    except (OSError, RuntimeError, subprocess.TimeoutExpired) as e:
+        done = process.run([get_ptxas(capability).path, "-v", f"--gpu-name={arch}", str(ptx),
+                            "-o", str(ptx.with_suffix(".cubin"))])
+    except (OSError, RuntimeError) as e:
         print(f"ptxas not run: {e}", file=sys.stderr)
         return
-    log.write_text(proc.stderr + proc.stdout)
+    if done.timed_out:
+        print(f"ptxas not run: {done.stderr.strip()}", file=sys.stderr)
+        return
+    log.write_text(done.stderr + done.stdout)
 
 
 __all__ = [

@@ -21,17 +21,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import subprocess
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
 from porter.state import Frozen
-from porter.toolchains import ToolchainMissing
+from porter.toolchains import ToolchainMissing, process
 from porter.verify.discover import CMAKE_BUILD_DIR, DiscoveredCheck
 from porter.verify.outputs import OutputComparison, ProgramRun, compare_outputs
 
@@ -90,20 +87,9 @@ class CheckVerdict(Frozen):
 
 def run_step(command: str, cwd: Path, env: Mapping[str, str], timeout: float) -> StepResult:
     """`command` by /bin/sh in `cwd`; at `timeout` its whole process group is killed."""
-    start = time.monotonic()
-    proc = subprocess.Popen(["/bin/sh", "-c", command], cwd=cwd, env=dict(env), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, errors="replace",
-                            start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        rc, timed_out = proc.returncode, False
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        rc, timed_out = None, True
-        err += f"\nporter: killed after {timeout:g} s (the process group)"
-    return StepResult(command=command, cwd=str(cwd), rc=rc, stdout=out, stderr=err, timed_out=timed_out,
-                      seconds=round(time.monotonic() - start, 3))
+    done = process.run(["/bin/sh", "-c", command], cwd, env=env, timeout=timeout)
+    return StepResult(command=command, cwd=str(cwd), rc=None if done.timed_out else done.rc, stdout=done.stdout,
+                      stderr=done.stderr, timed_out=done.timed_out, seconds=done.seconds)
 
 
 def copy_tree(src: Path, dest: Path) -> Path:

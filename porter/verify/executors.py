@@ -20,8 +20,6 @@ from __future__ import annotations
 import os
 import re
 import statistics
-import subprocess
-import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,11 +27,11 @@ from typing import ClassVar, Literal
 
 from porter import hardware
 from porter.state import BuildResult, Frozen
-from porter.toolchains import ToolchainMissing, find_tool
+from porter.toolchains import ToolchainMissing, find_tool, process
 from porter.toolchains.hipcc import hip_on_cuda_dir
 from porter.toolchains.nvcc import find_nvcc
 
-BUILD_TIMEOUT_S = 600
+BUILD_TIMEOUT_S = process.TIMEOUT_S
 HIPCC_CANDIDATES = ("hipcc", "/opt/rocm/bin/hipcc", "amdclang++", "/opt/rocm/llvm/bin/amdclang++")
 
 
@@ -111,15 +109,7 @@ class Executor(ABC):
         workdir.mkdir(parents=True, exist_ok=True)
         binary = workdir.resolve() / "driver"
         cmd = self.build_command(compiler, unit_dir.resolve(), driver.resolve(), binary)
-        start = time.monotonic()
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir, timeout=BUILD_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            proc = subprocess.CompletedProcess(cmd, 124, "", f"timed out after {BUILD_TIMEOUT_S} s")
-        ok = proc.returncode == 0 and binary.is_file()
-        return BuildResult(toolchain=self.toolchain, cmd=tuple(cmd), rc=proc.returncode, stdout=proc.stdout,
-                           stderr=proc.stderr, artifacts=(str(binary),) if ok else (),
-                           seconds=round(time.monotonic() - start, 3))
+        return process.build_result(self.toolchain, process.run(cmd, workdir, timeout=BUILD_TIMEOUT_S), [binary])
 
     def run_command(self, binary: Path, out_dir: Path) -> list[str]:
         return [str(binary), str(out_dir)]
@@ -129,13 +119,8 @@ class Executor(ABC):
         out_dir = workdir.resolve() / "out"
         out_dir.mkdir(parents=True, exist_ok=True)
         cmd = self.run_command(binary.resolve(), out_dir)
-        start = time.monotonic()
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir, timeout=timeout)
-        except subprocess.TimeoutExpired as e:
-            out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-            proc = subprocess.CompletedProcess(cmd, 124, out, f"timed out after {timeout} s")
-        return run_result(cmd, proc.returncode, proc.stdout, proc.stderr, time.monotonic() - start)
+        done = process.run(cmd, workdir, timeout=timeout)
+        return run_result(cmd, done.rc, done.stdout, done.stderr, done.seconds)
 
 
 def run_result(cmd: list[str], rc: int, stdout: str, stderr: str, seconds: float) -> RunResult:

@@ -15,22 +15,20 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal
 
 from porter.state import BuildResult, Frozen
-from porter.toolchains import ToolchainMissing
+from porter.toolchains import ToolchainMissing, process
 from porter.verify.compare import Comparison, compare_files
 from porter.verify.driver import render_driver
 from porter.verify.executors import CudaExecutor, Executor, RunResult, TimingVerdict, verdict
 from porter.verify.spec import ArrayArg, CommandSpec, KernelSpec, VerifySpec, load_spec
 
 STATE_DIR = ".porter"  # porter.workspace.STATE_DIR: the output tree's own state folder
-RUN_TIMEOUT_S = 600.0
+RUN_TIMEOUT_S = float(process.TIMEOUT_S)
 
 KernelStatus = Literal["pass", "mismatch", "port-build-failed", "port-run-failed", "baseline-failed",
                        "not-checked", "not-exercised"]
@@ -174,14 +172,8 @@ def run_commands(project_dir: Path, spec: VerifySpec, env: dict[str, str] | None
 
 
 def _shell(command: str, cwd: Path, timeout: float, env: dict[str, str] | None) -> tuple[int, str, str, float]:
-    start = time.monotonic()
-    try:
-        proc = subprocess.run(["/bin/sh", "-c", command], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                              env={**os.environ, **(env or {})})
-        rc, out, err = proc.returncode, proc.stdout, proc.stderr
-    except subprocess.TimeoutExpired:
-        rc, out, err = 124, "", f"timed out after {timeout} s"
-    return rc, out, err, round(time.monotonic() - start, 3)
+    done = process.run(["/bin/sh", "-c", command], cwd, env={**os.environ, **(env or {})}, timeout=timeout)
+    return done.rc, done.stdout, done.stderr, done.seconds
 
 
 def _run_command(c: CommandSpec, project_dir: Path, env: dict[str, str] | None) -> CommandVerdict:

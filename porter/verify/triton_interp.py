@@ -37,12 +37,13 @@ from types import MappingProxyType
 import numpy as np
 
 from porter.state import BuildResult, Frozen
+from porter.toolchains import process
 from porter.toolchains.triton_aot import load_kernel, require_python_packages, run_worker
 from porter.verify.compare import NPY_DTYPES, Comparison, compare_arrays
 from porter.verify.spec import ArrayArg, Expr, ScalarArg, ToleranceClass, evaluate_int
 
 TOOLCHAIN = "triton-interpret"
-RUN_TIMEOUT_S = 600
+RUN_TIMEOUT_S = process.TIMEOUT_S
 SIDES = ("original", "port")
 
 
@@ -184,15 +185,15 @@ def run_interpreted(launches: Mapping[str, TritonLaunch], check: InterpCheck, wo
     }
     request_file = workdir / "interpret.request.json"
     request_file.write_text(json.dumps(request, indent=1))
-    cmd, proc, seconds = run_worker("porter.verify.triton_interp", request_file, workdir, check.timeout_s,
-                                    set_env={"TRITON_INTERPRET": "1"})
+    done = run_worker("porter.verify.triton_interp", request_file, workdir, check.timeout_s,
+                      set_env={"TRITON_INTERPRET": "1"})
     inputs = {a.name: str(workdir / f"in_{a.name}.npy") for a in check.args if isinstance(a, ArrayArg)}
     outputs = {side: {n: str(workdir / side / f"out_{n}.npy") for n in check.output_names} for side in launches}
     files = [*inputs.values(), *(p for side in outputs.values() for p in side.values())]
-    ok = proc.returncode == 0 and all(Path(p).is_file() for p in files)
-    build = BuildResult(toolchain=TOOLCHAIN, cmd=tuple(cmd), rc=proc.returncode or (0 if ok else 1),
-                        stdout=proc.stdout, stderr=proc.stderr, artifacts=tuple(files) if ok else (),
-                        seconds=seconds)
+    ok = done.rc == 0 and all(Path(p).is_file() for p in files)
+    build = BuildResult(toolchain=TOOLCHAIN, cmd=done.cmd, rc=done.rc or (0 if ok else 1),
+                        stdout=done.stdout, stderr=done.stderr, artifacts=tuple(files) if ok else (),
+                        seconds=done.seconds)
     return InterpRun(build=build, inputs=inputs if ok else {}, outputs=outputs if ok else {})
 
 
