@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
+from porter.perfmodel.isa import Instr, KernelIsa
 from porter.state import BuildResult, KernelResources
 from porter.toolchains import ToolchainMissing, find_tool
 
@@ -259,6 +260,101 @@ def demangle(names: list[str]) -> dict[str, str]:
 
 
 __all__ = [
-    "HEADER_SET", "ClangHipOptions", "ToolchainMissing", "compile_unit", "count_mfma",
-    "demangle", "find_clang", "overlay_dir", "parse_resource_usage",
+    "HEADER_SET", "ClangHipOptions", "ToolchainMissing", "classify_amdgcn", "compile_unit", "count_mfma",
+    "demangle", "find_clang", "kernel_isa", "overlay_dir", "parse_resource_usage",
 ]
+
+
+# ---- The instruction mix porter.perfmodel.isa reads (the verifier's estimate of HIP ports) ----
+_BLOCK = re.compile(r"^(\.L(BB\w+)|; %bb\.\d+):")
+_LOOP_OF = re.compile(r"(?:Parent Loop|in Loop: Header=)\s*(BB\w+)")
+_INSTR = re.compile(r"^\s+([a-z]\w*)\s*([^;\n]*)")
+_MFMA_SHAPE = re.compile(r"v_s?mfma\w*?_(\d+)x(\d+)x(\d+)")
+# Bytes per lane of a memory instruction, by the size suffix of its mnemonic.
+_WIDTHS = (("dwordx4", 16), ("b128", 16), ("dwordx3", 12), ("b96", 12), ("dwordx2", 8), ("b64", 8),
+           ("dword", 4), ("b32", 4), ("short", 2), ("b16", 2), ("u16", 2), ("i16", 2), ("byte", 1),
+           ("b8", 1), ("u8", 1), ("i8", 1))
+# FP operations per lane of the vector FP instructions (fma = 2; packed = x2).
+_FLOPS = {"v_fma_f32": 2, "v_fmac_f32": 2, "v_fmaak_f32": 2, "v_fmamk_f32": 2, "v_mac_f32": 2, "v_add_f32": 1,
+          "v_sub_f32": 1, "v_subrev_f32": 1, "v_mul_f32": 1, "v_pk_fma_f32": 4, "v_pk_add_f32": 2,
+          "v_pk_mul_f32": 2, "v_fma_f16": 2, "v_pk_fma_f16": 4, "v_add_f16": 1, "v_mul_f16": 1,
+          "v_fma_f64": 2, "v_add_f64": 1, "v_mul_f64": 1, "v_max_f32": 1, "v_min_f32": 1}
+
+
+def _width(op: str) -> int:
+    return next((n for suffix, n in _WIDTHS if suffix in op.split("_")[-1] or op.endswith(suffix)), 4)
+
+
+def classify_amdgcn(op: str, wave: int = 64) -> Instr | None:
+    """The perfmodel class of one AMDGCN mnemonic (None for what issues no work: s_nop, waits)."""
+    if op in ("s_nop", "s_waitcnt", "s_endpgm") or op.startswith(("s_waitcnt", "s_set", "s_sleep")):
+        return None
+    if op.startswith(("global_atomic", "buffer_atomic", "flat_atomic")):
+        return Instr("atomic", _width(op))
+    if op.startswith(("global_load", "buffer_load", "flat_load")):
+        return Instr("global_load", _width(op))
+    if op.startswith(("global_store", "buffer_store", "flat_store")):
+        return Instr("global_store", _width(op))
+    if op.startswith(("ds_bpermute", "ds_permute", "ds_swizzle")) or op.startswith("v_permlane") or "_dpp" in op:
+        return Instr("shuffle")
+    if op.startswith(("ds_read", "ds_load")):
+        return Instr("lds_read", _width(op))
+    if op.startswith("ds_"):
+        return Instr("lds_write", _width(op))
+    if op == "s_barrier":
+        return Instr("barrier")
+    if m := _MFMA_SHAPE.match(op):
+        mm, nn, kk = (int(g) for g in m.groups())
+        return Instr("matrix", flops=2 * mm * nn * kk // wave)
+    if op.replace("_e32", "").replace("_e64", "") in _FLOPS:
+        return Instr("fp", flops=_FLOPS[op.replace("_e32", "").replace("_e64", "")])
+    return Instr("other")
+
+
+def kernel_isa(asm: str, kernels: list[KernelResources], wave: int = 64) -> dict[str, KernelIsa]:
+    """Each kernel's classified instructions and loops, by the kernel's name as `kernels` gives it
+    (demangled); resources from the compiler's report. A loop is the instructions of every block
+    LLVM's loop comments place in it ("Loop Header", "in Loop: Header=", "Parent Loop"). Calls
+    (noinline helpers) are counted as the call instruction only."""
+    bodies = _function_bodies(asm)
+    mangled = demangle(list(bodies))
+    by_name = {mangled[m]: body for m, body in bodies.items()}
+    out = {}
+    for k in kernels:
+        body = by_name.get(k.kernel)
+        if body is None:
+            continue
+        instrs: list[Instr] = []
+        members: dict[str, list[int]] = {}
+        block: set[str] = set()
+        label = ""
+        for line in body.splitlines():
+            if m := _BLOCK.match(line):
+                block, label = set(), m[2] or ""
+            if line.lstrip().startswith(";") or _BLOCK.match(line):
+                block |= set(_LOOP_OF.findall(line))
+                if "Loop Header" in line and label:
+                    block.add(label)
+                continue
+            m = _INSTR.match(line)
+            if not m or m[1].startswith("."):
+                continue
+            ins = classify_amdgcn(m[1], wave)
+            if ins is None:
+                continue
+            for header in block:
+                members.setdefault(header, []).append(len(instrs))
+            instrs.append(ins)
+        loops = tuple(tuple(v) for v in members.values())
+        out[k.kernel] = KernelIsa(k.kernel, tuple(instrs), loops, k.vgprs + k.agprs, k.lds_bytes)
+    return out
+
+
+def _function_bodies(asm: str) -> dict[str, str]:
+    typed = set(re.findall(r"^\s*\.type\s+([\w.$]+),@function", asm, re.M))
+    bodies = {}
+    for m in _FUNC_START.finditer(asm):
+        if m["name"] in typed:
+            end = _FUNC_END.search(asm, m.end())
+            bodies[m["name"]] = asm[m.end(): end.start() if end else len(asm)]
+    return bodies
