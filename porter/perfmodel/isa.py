@@ -12,9 +12,13 @@ loaded otherwise) runs until the thread has done its share of the launch's work,
 other instruction runs once. The time is the largest of these terms, each over the whole
 device:
     issue     vector instructions per SIMD at one per clock (warp/wave instructions)
-    dram      the launch's compulsory bytes at HBM bandwidth (hbm_efficiency)
-    cache     bytes the lanes request from global memory at the L2-to-CU rate (no coalescing
-              model: a lane's bytes count once whatever its neighbours touch)
+    dram      the launch's compulsory bytes at HBM bandwidth (hbm_efficiency), times what strided
+              or scattered accesses move over what they ask for (whole sectors)
+    cache     bytes the global accesses move at the L2-to-CU rate: a lane's own bytes where
+              neighbouring lanes touch neighbouring addresses, 1/wave of them where the whole
+              wave reads one address, a sector (hardware data: sector_bytes) where lanes are
+              strided or scattered; the pattern comes from the address arithmetic
+              (porter.perfmodel.lanes)
     lds       LDS bytes at the LDS rate (no bank-conflict model)
     compute   FP and matrix operations at the device's fp32 vector / matrix rate
     atomic    global atomics, as if all went to one address (one per clock: an upper bound);
@@ -35,6 +39,8 @@ from porter.hardware import Device
 CLASSES = ("global_load", "global_store", "atomic", "lds_read", "lds_write", "matrix", "fp", "barrier", "shuffle",
            "other")
 MEMORY = ("global_load", "global_store", "atomic", "lds_read", "lds_write")
+GLOBAL = ("global_load", "global_store", "atomic")
+PATTERNS = ("contiguous", "uniform", "strided", "irregular")
 # Same-address global atomics serialize in one L2 slice: at most one per clock (an upper bound
 # on their rate, so the term is a floor on their time).
 ATOMICS_PER_CLK = 1.0
@@ -52,10 +58,28 @@ class Instr:
     cls: str
     bytes: int = 0
     flops: int = 0
+    # Global accesses: how neighbouring lanes' addresses relate (porter.perfmodel.lanes):
+    # "contiguous", "uniform" (one address for the wave), "strided" (stride bytes apart; 0 when
+    # the stride is a runtime value) or "irregular" (not an affine function of the lane).
+    pattern: str = "contiguous"
+    stride: int = 0
 
     def __post_init__(self) -> None:
         if self.cls not in CLASSES:
             raise ValueError(f"instruction class {self.cls!r}: expected one of {', '.join(CLASSES)}")
+        if self.pattern not in PATTERNS:
+            raise ValueError(f"access pattern {self.pattern!r}: expected one of {', '.join(PATTERNS)}")
+
+    def lane_bytes(self, wave: int, sector: int) -> float:
+        """Bytes the memory system moves per lane for this access: the wave's requests are served
+        in sectors, so a lane apart from its neighbours costs a whole sector."""
+        if self.pattern == "uniform":
+            return self.bytes / wave
+        if self.pattern == "contiguous":
+            return float(self.bytes)
+        if self.pattern == "strided" and self.stride:
+            return float(max(self.bytes, min(abs(self.stride), sector)))
+        return float(max(self.bytes, sector))
 
 
 @dataclass(frozen=True)
@@ -111,8 +135,11 @@ def _work(instrs: tuple[Instr, ...], unit: str) -> float:
     return float(sum(i.bytes for i in instrs if i.cls == "global_load"))
 
 
-def dynamic_counts(isa: KernelIsa, launch: Launch, lanes_per_wave: int) -> tuple[dict[str, float], dict[str, float], float, int]:
-    """(instructions per thread by class, bytes per thread by memory class, hot-loop trip, load batches)."""
+def dynamic_counts(isa: KernelIsa, launch: Launch, lanes_per_wave: int, sector: int = 32
+                   ) -> tuple[dict[str, float], dict[str, float], float, int]:
+    """(instructions per thread by class, bytes per thread by memory class as the memory system
+    moves them, hot-loop trip, load batches). moved["requested"] is what the global accesses
+    asked for, so moved global / requested is the access pattern's amplification."""
     def of(indices) -> tuple[Instr, ...]:
         return tuple(isa.instrs[k] for k in indices)
 
@@ -126,7 +153,7 @@ def dynamic_counts(isa: KernelIsa, launch: Launch, lanes_per_wave: int) -> tuple
         trip = max(1.0, (launch.work_per_thread - outside) / per_iter)
         weight = [trip if k in hot else 1.0 for k in range(len(isa.instrs))]
     counts = dict.fromkeys(CLASSES, 0.0)
-    moved = dict.fromkeys(MEMORY, 0.0)
+    moved = dict.fromkeys((*MEMORY, "requested"), 0.0)
     flops = 0.0
     tail = None  # the last cross-lane step seen: "shuffle" or "barrier"
     for k, ins in enumerate(isa.instrs):
@@ -136,7 +163,11 @@ def dynamic_counts(isa: KernelIsa, launch: Launch, lanes_per_wave: int) -> tuple
             weight[k] /= lanes_per_wave if tail == "shuffle" else launch.block
     for w, ins in zip(weight, isa.instrs, strict=True):
         counts[ins.cls] += w
-        if ins.cls in MEMORY:
+        if ins.cls in GLOBAL:
+            moved[ins.cls] += w * ins.lane_bytes(lanes_per_wave, sector)
+            if ins.cls != "atomic" and ins.pattern != "uniform":
+                moved["requested"] += w * ins.bytes
+        elif ins.cls in MEMORY:
             moved[ins.cls] += w * ins.bytes
         flops += w * ins.flops
     counts["flops"] = flops
@@ -157,7 +188,12 @@ def resident_workgroups(isa: KernelIsa, block: int, dev: Device) -> int:
 
 
 def predict(isa: KernelIsa, launch: Launch, dev: Device) -> IsaPrediction:
-    counts, moved, trip, batches = dynamic_counts(isa, launch, dev.wave_size)
+    sector = int(dev.model.sector_bytes.value)
+    counts, moved, trip, batches = dynamic_counts(isa, launch, dev.wave_size, sector)
+    spread = sum(moved[c] for c in GLOBAL if c != "atomic")
+    # Data touched once still comes from DRAM a sector at a time: strided and scattered accesses
+    # multiply the compulsory traffic by what they move over what they ask for.
+    amplification = max(1.0, spread / moved["requested"]) if moved["requested"] else 1.0
     clk = dev.clock_hz
     cus = dev.cus
     waves = launch.threads / dev.wave_size
@@ -171,7 +207,8 @@ def predict(isa: KernelIsa, launch: Launch, dev: Device) -> IsaPrediction:
     matrix_rate = dev.peak_tflops("bf16") * 1e12 if matrix_flops else fp32
     terms = {
         "issue": instructions * waves / (simds * clk),
-        "dram": launch.compulsory_bytes / (dev.spec.hbm_tbps.value * 1e12 * dev.node.hbm_efficiency.value),
+        "dram": launch.compulsory_bytes * amplification
+        / (dev.spec.hbm_tbps.value * 1e12 * dev.node.hbm_efficiency.value),
         "cache": (moved["global_load"] + moved["global_store"] + moved["atomic"]) * launch.threads
         / (dev.model.l2_bytes_per_clk_per_cu.value * cus * clk),
         "lds": (moved["lds_read"] + moved["lds_write"]) * launch.threads
