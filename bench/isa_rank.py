@@ -14,8 +14,8 @@ the measured one (the TIME lines of the program's output on the GPU, median over
     python bench/isa_rank.py --set heldout bench/results/isa-heldout-h200-2026-12-01.log
 
 PORTER_CUOBJDUMP names cuobjdump when the toolkit has none (Triton's wheel ships one).
-A pair counts as right when the faster kernel is predicted faster; a pair measured within 5 %
-counts as right when predicted within 5 % too (the verifier's "equal" band).
+A pair counts as right when its predicted verdict (faster, slower, or equal within the verifier's
+band, porter.verify.executors.MIN_NOISE) is the measured one.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from pathlib import Path
 from porter import hardware
 from porter.perfmodel import isa
 from porter.toolchains import nvcc
+from porter.verify.executors import MIN_NOISE
 
 HERE = Path(__file__).resolve().parent
 MM, RN, CN = 1024, 1 << 24, 1 << 26
@@ -138,8 +139,8 @@ def main() -> int:
         for a, b in combinations(names, 2):
             m = times[a] / times[b]
             p = pred[a].time_s / pred[b].time_s
-            _, mv = isa.verdict(times[a], times[b])
-            _, pv = isa.verdict(pred[a].time_s, pred[b].time_s)
+            _, mv = isa.verdict(times[a], times[b], MIN_NOISE)
+            _, pv = isa.verdict(pred[a].time_s, pred[b].time_s, MIN_NOISE)
             ok = mv == pv
             right += ok
             total += 1

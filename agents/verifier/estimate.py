@@ -243,7 +243,7 @@ def estimate_hip_kernel(entry: KernelSpec, port: isa.KernelIsa | None, baseline:
                             verdict="baseline-does-not-compile" if baseline_error else "not-estimated",
                             reason=baseline_error or "no kernel of this name in the hipify's assembly")
     b = isa.predict(baseline, launch, dev)
-    ratio, verdict = isa.verdict(p.time_s, b.time_s)
+    ratio, verdict = isa.verdict(p.time_s, b.time_s, EQUAL_BAND)
     return PerfEstimate(**common, port_us=_us(p.time_s), baseline_us=_us(b.time_s), ratio=round(ratio, 4),
                         verdict=verdict, bound=p.bound, baseline_bound=b.bound)
 

@@ -21,7 +21,7 @@ device:
               (porter.perfmodel.lanes)
     lds       LDS bytes at the LDS rate (no bank-conflict model)
     compute   FP and matrix operations at the device's fp32 vector / matrix rate
-    atomic    global atomics, as if all went to one address (one per clock: an upper bound);
+    atomic    global atomics, as if all went to one address (hardware data: atomics_per_clk);
               an atomic after a cross-lane reduction is issued once per wave (after shuffles)
               or once per workgroup (after a barrier), the way reductions end
     latency   one DRAM latency per global-load batch (hot-loop iteration), per round of
@@ -35,18 +35,13 @@ import math
 from dataclasses import dataclass, field
 
 from porter.hardware import Device
+from porter.perfmodel.roofline import LAUNCH_OVERHEAD_S
 
 CLASSES = ("global_load", "global_store", "atomic", "lds_read", "lds_write", "matrix", "fp", "barrier", "shuffle",
            "other")
 MEMORY = ("global_load", "global_store", "atomic", "lds_read", "lds_write")
 GLOBAL = ("global_load", "global_store", "atomic")
 PATTERNS = ("contiguous", "uniform", "strided", "irregular")
-# Same-address global atomics serialize in one L2 slice: at most one per clock (an upper bound
-# on their rate, so the term is a floor on their time).
-ATOMICS_PER_CLK = 1.0
-LAUNCH_OVERHEAD_S = 3e-6
-# Within this ratio band two predictions count as equal (as verifier.estimate's EQUAL_BAND).
-EQUAL_BAND = 0.05
 
 
 @dataclass(frozen=True)
@@ -214,7 +209,7 @@ def predict(isa: KernelIsa, launch: Launch, dev: Device) -> IsaPrediction:
         "lds": (moved["lds_read"] + moved["lds_write"]) * launch.threads
         / (dev.model.lds_bytes_per_clk_per_cu.value * cus * clk),
         "compute": counts["flops"] * launch.threads / (matrix_rate if matrix_flops else fp32),
-        "atomic": counts["atomic"] * launch.threads / (ATOMICS_PER_CLK * clk),
+        "atomic": counts["atomic"] * launch.threads / (dev.model.atomics_per_clk.value * clk),
         "latency": rounds * batches * dev.model.dram_latency_ns.value * 1e-9,
     }
     bound = max(terms, key=lambda k: terms[k])
@@ -222,7 +217,7 @@ def predict(isa: KernelIsa, launch: Launch, dev: Device) -> IsaPrediction:
                          resident=resident, dynamic=counts)
 
 
-def verdict(port_s: float, baseline_s: float) -> tuple[float, str]:
-    """(port / baseline, faster | slower | equal)."""
+def verdict(port_s: float, baseline_s: float, band: float) -> tuple[float, str]:
+    """(port / baseline, faster | slower | equal), equal within `band` of 1."""
     ratio = port_s / baseline_s
-    return ratio, "equal" if abs(ratio - 1) <= EQUAL_BAND else "faster" if ratio < 1 else "slower"
+    return ratio, "equal" if abs(ratio - 1) <= band else "faster" if ratio < 1 else "slower"

@@ -91,6 +91,6 @@ def test_residency_by_waves_registers_and_lds() -> None:
 
 
 def test_verdict_band() -> None:
-    assert isa.verdict(1.0, 1.04)[1] == "equal"
-    assert isa.verdict(0.5, 1.0) == (0.5, "faster")
-    assert isa.verdict(2.0, 1.0) == (2.0, "slower")
+    assert isa.verdict(1.0, 1.04, 0.05)[1] == "equal" and isa.verdict(1.0, 1.04, 0.02)[1] == "faster"
+    assert isa.verdict(0.5, 1.0, 0.05) == (0.5, "faster")
+    assert isa.verdict(2.0, 1.0, 0.05) == (2.0, "slower")
