@@ -49,8 +49,9 @@ def verifier(state: PortState, ws: Workspace) -> dict:
     else:
         progress = _progress_writer()
         results = {}
+        baseline = hipify_tree(ws, todo)
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            futures = {pool.submit(verify_unit, state, ws, u): u for u in todo}
+            futures = {pool.submit(verify_unit, state, ws, u, baseline): u for u in todo}
             for done, future in enumerate(as_completed(futures), 1):
                 unit = futures[future]
                 results[unit] = future.result()
@@ -216,7 +217,21 @@ def _progress_writer():
         return lambda event: None
 
 
-def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:
+def hipify_tree(ws: Workspace, units: list[str]) -> Path | None:
+    """The translator-only tree (the direct hipify), written once per verifier pass when a C++ unit
+    to verify has a [[verify.kernel]] spec: the baseline of the HIP estimates."""
+    from porter.verify.spec import SpecError, load_spec
+
+    if not (ws.root / "porter.toml").is_file():
+        return None
+    try:
+        wanted = {k.unit for k in load_spec(ws.root).kernels} & {u for u in units if not u.endswith(".py")}
+    except SpecError:
+        return None
+    return ws.snapshot(ws.state_dir / "estimate" / "hipify", agents={"translator"}) if wanted else None
+
+
+def verify_unit(state: PortState, ws: Workspace, unit: str, hipify: Path | None = None) -> UnitResult:
     if unit.endswith(".py"):
         return verify_triton(state, ws, unit)
     ported = ws.root / unit
@@ -238,7 +253,7 @@ def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:
     if port_build.ok:
         return UnitResult(unit=unit, verdict="compiled", port_build=port_build, original_build=original_build,
                           kernels=tuple(k.model_copy(update={"unit": unit}) for k in kernels),
-                          estimates=hip_estimates(state, ws, unit, port_build, kernels))
+                          estimates=hip_estimates(state, ws, unit, port_build, kernels, hipify))
     error = first_error(port_build.stderr)
     if gap := toolchain_gap(error):
         return UnitResult(unit=unit, verdict="not-checked", port_build=port_build, original_build=original_build,
@@ -249,11 +264,11 @@ def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:
 
 
 def hip_estimates(state: PortState, ws: Workspace, unit: str, port_build: BuildResult,
-                  kernels: list[KernelResources]) -> tuple[PerfEstimate, ...]:
+                  kernels: list[KernelResources], hipify: Path | None = None) -> tuple[PerfEstimate, ...]:
     """For each [[verify.kernel]] of the unit, the perfmodel's estimate of the port's gfx950 time
-    against the direct hipify's (the translator-only tree, compiled the same way), from both
-    assemblies' instruction mix (agents/verifier/estimate.py): a prediction, labelled as one, that
-    never fails the unit. No spec entry, no estimate."""
+    against the direct hipify's (the translator-only tree `hipify`, written here when not given,
+    compiled the same way), from both assemblies' instruction mix (agents/verifier/estimate.py):
+    a prediction, labelled as one, that never fails the unit. No spec entry, no estimate."""
     from porter.agents.verifier.estimate import estimate_hip_kernel, kernel_named
     from porter.verify.spec import SpecError, load_spec
 
@@ -265,7 +280,7 @@ def hip_estimates(state: PortState, ws: Workspace, unit: str, port_build: BuildR
         return ()
     opts = clang_hip.ClangHipOptions(arch=state.options.arch)
     port = clang_hip.kernel_isa(Path(port_build.artifacts[0]).read_text(), kernels)
-    tree = ws.snapshot(ws.state_dir / "estimate" / unit / "tree", agents={"translator"})
+    tree = hipify or ws.snapshot(ws.state_dir / "estimate" / unit / "tree", agents={"translator"})
     base_src = tree / unit
     baseline: dict[str, KernelIsa] = {}
     error = ""
