@@ -12,6 +12,7 @@ the measured one (the TIME lines of the program's output on the GPU, median over
     # on the GPU machine: nvcc -arch=sm_90 -O3 -o variants bench/isa_variants/variants.cu && ./variants > log
     python bench/isa_rank.py bench/results/isa-variants-h200-2026-12-01.log
     python bench/isa_rank.py --set heldout bench/results/isa-heldout-h200-2026-12-01.log
+    python bench/isa_rank.py --gfx950 bench/results/isa-variants-h200-2026-12-01.log   # porter's port, MI350X data
 
 PORTER_CUOBJDUMP names cuobjdump when the toolkit has none (Triton's wheel ships one).
 A pair counts as right when its predicted verdict (faster, slower, or equal within the verifier's
@@ -21,6 +22,7 @@ band, porter.verify.executors.MIN_NOISE) is the measured one.
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import subprocess
 import sys
@@ -113,18 +115,42 @@ def compile_sass(source: Path, work: Path) -> list[isa.KernelIsa]:
     return nvcc.parse_sass(sass, nvcc.parse_ptxas_usage(build.stderr))
 
 
+def compile_gfx950(source: Path, work: Path) -> dict[str, isa.KernelIsa]:
+    """The variants as porter ports them, compiled for gfx950: kernels by their SASS (mangled) name."""
+    from porter.run import port
+    from porter.state import PortOptions
+    from porter.toolchains import clang_hip
+
+    src, out = work / "src", work / "port"
+    src.mkdir()
+    shutil.copy(source, src / source.name)
+    port(src, out, PortOptions(verify=False))
+    build, kernels = clang_hip.compile_unit(out / source.name, clang_hip.ClangHipOptions(include_dirs=(out,)),
+                                            work / "build")
+    if not build.ok:
+        raise SystemExit(f"the port of {source.name} does not compile for gfx950:\n{build.stderr[-2000:]}")
+    found = clang_hip.kernel_isa(Path(build.artifacts[0]).read_text(), kernels)
+    by_head = {"".join(n.split("(")[0].split()).removeprefix("void"): k for n, k in found.items()}
+    symbols = [s for _, _, s, _ in SETS[source.stem][1]]
+    names = clang_hip.demangle(symbols)
+    return {s: by_head["".join(names[s].split("(")[0].split()).removeprefix("void")] for s in symbols}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("log", type=Path, help="output of the variants program on the GPU (TIME lines)")
     ap.add_argument("--set", choices=sorted(SETS), default="variants",
                     help="variants: the kernels the method was shaped on; heldout: written and timed after it was set")
-    ap.add_argument("--device", default="H200")
+    ap.add_argument("--gfx950", action="store_true",
+                    help="predict from porter's gfx950 port of the variants on the MI350X data instead: how far "
+                         "the AMD-side reading agrees with the order measured on the H200 (a different GPU)")
     args = ap.parse_args()
     times = measured(args.log)
-    dev = hardware.get(args.device)
+    dev = hardware.get("MI350X" if args.gfx950 else "H200")
     source, table = SETS[args.set]
     with tempfile.TemporaryDirectory() as tmp:
-        kernels = {k.name: k for k in compile_sass(source, Path(tmp))}
+        kernels = compile_gfx950(source, Path(tmp)) if args.gfx950 else \
+            {k.name: k for k in compile_sass(source, Path(tmp))}
     pred: dict[str, isa.IsaPrediction] = {}
     print(f"{'kernel':18} {'measured us':>12} {'predicted us':>13}  bound      trip   terms (us)")
     for family, name, symbol, launch in table:
