@@ -17,13 +17,14 @@ from porter.toolchains.nvcc import find_nvcc
 
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "shims" / "hip_on_cuda"
+OPTS = INCLUDE / "nvcc.opts"
 FIXTURES = ROOT / "fixtures" / "hip_on_cuda"
 FIXTURE_NAMES = ("wave32_reduce", "wave64_reduce", "ballot_popc", "mfma", "split_wave", "late_half")
 MASK_MESSAGE = "The mask must be a 64-bit integer"
 
 
 def _compile(src: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    cmd = [str(find_nvcc()), "-c", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", str(src), "-o", str(out)]
+    cmd = [str(find_nvcc()), "-c", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS), str(src), "-o", str(out)]
     return subprocess.run(cmd, capture_output=True, text=True, cwd=out.parent, timeout=600)
 
 
@@ -74,7 +75,7 @@ int wave_size_of(const hipDeviceProp_t& p) { return p.warpSize; }
 
 def _build(src: Path, out: Path) -> subprocess.CompletedProcess[str]:
     """Compile and link (a program to run on the host or a GPU)."""
-    cmd = [str(find_nvcc()), "-std=c++17", "-O3", "-arch=sm_90", f"-I{INCLUDE}", str(src), "-o", str(out)]
+    cmd = [str(find_nvcc()), "-std=c++17", "-O3", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS), str(src), "-o", str(out)]
     return subprocess.run(cmd, capture_output=True, text=True, cwd=out.parent, timeout=600)
 
 
@@ -412,7 +413,7 @@ GOLDEN_PORTS = {"mfma_wmma_gemm": "wmma_gemm.cu", "mfma_mma_bf16": "mma_bf16.cu"
 @pytest.mark.parametrize("project", ["mfma_wmma_gemm", "mfma_mma_bf16"])
 def test_mfma_port_pairs_its_warps_without_a_counted_barrier(project: str, tmp_path: Path) -> None:
     ptx = tmp_path / "port.ptx"
-    cmd = [str(find_nvcc()), "-ptx", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "-I", str(GOLDEN / project),
+    cmd = [str(find_nvcc()), "-ptx", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS), "-I", str(GOLDEN / project),
            "-x", "cu", str(GOLDEN / project / GOLDEN_PORTS[project]), "-o", str(ptx)]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]

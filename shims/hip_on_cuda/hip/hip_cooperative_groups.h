@@ -69,16 +69,16 @@ struct warp_tile {
   }
   /* The tile's lanes that have not exited (a ballot over existing lanes does not wait for
    * exited ones; see porter_hoc/wave.h). */
-  __device__ static unsigned live() { return (__ballot_sync)(lanes(), 1); }
+  __device__ static unsigned live() { return porter_hoc_cuda_ballot_sync(lanes(), 1); }
 
   /* var of warp lane `src` (0..31) of this warp; 0 when that lane is not live. */
   template <class T>
   __device__ static T read(T var, unsigned src) {
     const unsigned mask = live();
     const unsigned long long bits = to_bits(var);
-    unsigned long long got = (__shfl_sync)(mask, static_cast<unsigned>(bits), static_cast<int>(src), 32);
+    unsigned long long got = porter_hoc_cuda_shfl_sync(mask, static_cast<unsigned>(bits), static_cast<int>(src), 32);
     if (sizeof(T) > 4)
-      got |= static_cast<unsigned long long>((__shfl_sync)(mask, static_cast<unsigned>(bits >> 32), static_cast<int>(src), 32)) << 32;
+      got |= static_cast<unsigned long long>(porter_hoc_cuda_shfl_sync(mask, static_cast<unsigned>(bits >> 32), static_cast<int>(src), 32)) << 32;
     return ((mask >> src) & 1u) ? from_bits<T>(got) : from_bits<T>(0ull);
   }
 
@@ -112,11 +112,11 @@ struct warp_tile {
     return read(var, src % 32u);
   }
   __device__ static unsigned long long ballot(int pred) {
-    return ((__ballot_sync)(live(), pred) >> base()) & kBits;
+    return (porter_hoc_cuda_ballot_sync(live(), pred) >> base()) & kBits;
   }
-  __device__ static int any(int pred) { return (__any_sync)(live(), pred); }
-  __device__ static int all(int pred) { return (__all_sync)(live(), pred); }
-  __device__ static void sync() { (__syncwarp)(live()); }
+  __device__ static int any(int pred) { return porter_hoc_cuda_any_sync(live(), pred); }
+  __device__ static int all(int pred) { return porter_hoc_cuda_all_sync(live(), pred); }
+  __device__ static void sync() { porter_hoc_cuda_syncwarp(live()); }
 };
 
 /* A tile of 64 lanes: the caller's whole (emulated) wave. */

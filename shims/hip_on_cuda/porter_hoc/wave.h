@@ -79,9 +79,12 @@ constexpr unsigned kMaxWaves = 16;           // 1024 threads per block / 64
  * function is one per block in each kernel that (transitively) uses it; kernels that use no
  * collective do not pay for it. */
 struct WaveScratch {
-  unsigned long long slot[kMaxWaves][kWaveLanes];
-  unsigned word[kMaxWaves][2];  // one 32-bit word per warp (a warp's ballot, say)
-  unsigned live[kMaxWaves][2];  // the live lanes of each warp
+  /* Two buffers, used by alternate collectives of a wave (the parity of its barrier count):
+   * a collective writes one while the partner may still read the other, so one barrier per
+   * collective orders everything (see WaveCall). */
+  unsigned long long slot[2][kMaxWaves][kWaveLanes];
+  unsigned word[2][kMaxWaves][2];  // one 32-bit word per warp (a warp's ballot, say)
+  unsigned live[2][kMaxWaves][2];  // the live lanes of each warp
   unsigned long long arrival[kMaxWaves][2];  // each warp's arrival word (see "Wave barrier")
 };
 
@@ -153,8 +156,9 @@ __device__ __noinline__ inline void presumed_exited_but_alive(const WavePos& p) 
 }
 
 /* One lane per warp: count this warp's arrival, then wait for the other warp's. Returns
- * whether the other warp took part (false once it is presumed exited). */
-__device__ inline bool arrive_and_wait(const WavePos& p) {
+ * whether the other warp took part (false once it is presumed exited); *count_out is this
+ * warp's barrier count after the arrival (its low bit picks the scratch buffer). */
+__device__ inline bool arrive_and_wait(const WavePos& p, unsigned* count_out) {
   WaveScratch& s = scratch();
   const unsigned long long tag = arrival_tag();
   unsigned long long* mine = &s.arrival[p.wave][p.half];
@@ -168,68 +172,89 @@ __device__ inline bool arrive_and_wait(const WavePos& p) {
     if (prev == seen) break;
     seen = prev;
   }
-  unsigned long long start = globaltimer_ns();
-  unsigned sleep_ns = 32;
-  for (;;) {
+  *count_out = static_cast<unsigned>(target);
+  /* Spin on the partner's word: plain shared-memory reads first (the partner is usually a
+   * few hundred cycles away), the clock read and a back-off only every 64 reads. */
+  unsigned long long start = 0;
+  unsigned sleep_ns = 0;
+  for (unsigned spins = 0;; ++spins) {
     const unsigned long long w = load_arrival(other);
     const bool ours = (w & kArrivalTag) == tag;
     if (ours && (w & kArrivalAbsent)) return false;
     const unsigned long long count = ours ? w & kArrivalCount : 0ull;
     // The partner is at most one barrier behind or ahead: compare modulo 256.
     if (static_cast<signed char>(static_cast<unsigned char>(count - target)) >= 0) return true;
+    if ((spins & 63u) != 63u) continue;
     const unsigned long long now = globaltimer_ns();
-    if (now < start) start = now;  // the driver set the timer back: count from here
+    if (start == 0 || now < start) start = now;  // first look (or the driver set the timer back)
     if (now - start > kAbsentNs) {
       if (atomicCAS(other, w, tag | kArrivalAbsent | count) == w) return false;
       continue;  // it arrived (or moved) meanwhile: look again
     }
-    __nanosleep(sleep_ns);
-    if (sleep_ns < 1024) sleep_ns *= 2;
+    if (sleep_ns) __nanosleep(sleep_ns);
+    sleep_ns = sleep_ns == 0 ? 32 : (sleep_ns < 1024 ? sleep_ns * 2 : sleep_ns);
   }
 }
 
 /* Synchronise the (one or two) warps of the caller's wave and order their shared-memory
  * accesses. `live_mine`: the live lanes of the calling warp, all of which call this. Returns
- * whether the other warp of the wave took part. */
-__device__ inline bool wave_barrier(const WavePos& p, unsigned live_mine) {
-  __syncwarp(live_mine);
+ * whether the other warp of the wave took part; *count is the barrier count of this warp
+ * after it (0 for a one-warp wave, which needs no count). */
+__device__ inline bool wave_barrier(const WavePos& p, unsigned live_mine, unsigned* count) {
+  porter_hoc_cuda_syncwarp(live_mine);
+  *count = 0;
   if (p.nwarps == 1) return false;
   const unsigned leader = __ffs(live_mine) - 1;
-  bool partner = false;
+  unsigned packed = 0;
   if (p.lane % 32 == leader) {
     __threadfence_block();  // this warp's slot writes before its arrival
-    partner = arrive_and_wait(p);
+    unsigned c = 0;
+    const bool partner = arrive_and_wait(p, &c);
     __threadfence_block();  // the partner's slot writes before this warp's reads
+    packed = (c << 1) | (partner ? 1u : 0u);
   }
-  partner = __shfl_sync(live_mine, partner, leader);
-  __syncwarp(live_mine);
-  return partner;
+  packed = porter_hoc_cuda_shfl_sync(live_mine, packed, leader);
+  porter_hoc_cuda_syncwarp(live_mine);
+  *count = packed >> 1;
+  return packed & 1u;
 }
 
-/* One collective call: publish, synchronise, read, synchronise. */
+/* The lanes of the calling warp that execute this collective: CUDA's active mask (the lanes
+ * converged here), within the lanes that exist. Lanes that returned, or that are in another
+ * branch, are inactive - AMD's EXEC mask for the same code. */
+__device__ inline unsigned live_lanes_of_warp(const WavePos& p) {
+  return porter_hoc_cuda_activemask() & p.warp_mask;
+}
+
+/* One collective call: publish, synchronise once, read. The slots of alternate calls are in
+ * alternate buffers (the barrier count's parity), so the next call's writes cannot overwrite
+ * what a slower partner still reads: it must pass this call's barrier before it can reach
+ * the next one, and the barrier waits for both warps. */
 class WaveCall {
  public:
-  __device__ WaveCall() : p_(wave_pos()) {
-    // Lanes of this warp that have not exited. __ballot_sync over the existing lanes does not
-    // wait for exited ones and gives them 0.
-    live_mine_ = __ballot_sync(p_.warp_mask, 1);
-  }
+  __device__ WaveCall() : p_(wave_pos()) { live_mine_ = live_lanes_of_warp(p_); }
 
   __device__ const WavePos& pos() const { return p_; }
   __device__ unsigned lane() const { return p_.lane; }
+  __device__ unsigned live_mine() const { return live_mine_; }
 
   /* Publishes this lane's 64-bit value and this warp's 32-bit word (the same value in every
    * lane of the warp), then waits for the whole wave. */
   __device__ void publish(unsigned long long value, unsigned warp_word = 0) {
     WaveScratch& s = scratch();
-    s.slot[p_.wave][p_.lane] = value;
+    // The buffer of the next barrier: this warp's count + 1. A one-warp wave always uses 0
+    // (it has no partner, and __syncwarp orders its own accesses).
+    const unsigned buf = p_.nwarps == 1 ? 0u : (own_count() + 1u) & 1u;
+    s.slot[buf][p_.wave][p_.lane] = value;
     if (p_.lane % 32 == __ffs(live_mine_) - 1) {  // the warp's lowest live lane
-      s.word[p_.wave][p_.half] = warp_word;
-      s.live[p_.wave][p_.half] = live_mine_;
+      s.word[buf][p_.wave][p_.half] = warp_word;
+      s.live[buf][p_.wave][p_.half] = live_mine_;
     }
-    partner_ = wave_barrier(p_, live_mine_);
-    live64_ = half_word(s.live, 0) | (static_cast<unsigned long long>(half_word(s.live, 1)) << 32);
-    words64_ = half_word(s.word, 0) | (static_cast<unsigned long long>(half_word(s.word, 1)) << 32);
+    unsigned count = 0;
+    partner_ = wave_barrier(p_, live_mine_, &count);
+    buf_ = p_.nwarps == 1 ? 0u : count & 1u;
+    live64_ = half_word(s.live[buf_], 0) | (static_cast<unsigned long long>(half_word(s.live[buf_], 1)) << 32);
+    words64_ = half_word(s.word[buf_], 0) | (static_cast<unsigned long long>(half_word(s.word[buf_], 1)) << 32);
   }
 
   /* After publish(): live lanes of the wave (bit i = lane i). */
@@ -240,13 +265,20 @@ class WaveCall {
   __device__ unsigned long long value_of(unsigned src) const {
     src %= kWaveLanes;
     if (!((live64_ >> src) & 1ull)) return 0ull;
-    return scratch().slot[p_.wave][src];
+    return scratch().slot[buf_][p_.wave][src];
   }
 
-  /* Ends the call: nobody may overwrite the slots until every lane has read them. */
-  __device__ void finish() { wave_barrier(p_, live_mine_); }
+  /* Ends the call. Nothing to do: the next call writes the other buffer (see above). */
+  __device__ void finish() {}
 
  private:
+  /* This warp's barrier count so far (the low byte of its arrival word, 0 before the first
+   * barrier of this block and launch). Read by every lane: only this warp's leader writes it,
+   * and it did so before the last __syncwarp. */
+  __device__ unsigned own_count() const {
+    const unsigned long long w = load_arrival(&scratch().arrival[p_.wave][p_.half]);
+    return (w & kArrivalTag) == arrival_tag() ? static_cast<unsigned>(w & kArrivalCount) : 0u;
+  }
   /* A half's word: this warp's own, the partner's when it took part, else 0 (absent, or no
    * second half in a one-warp wave). */
   __device__ unsigned half_word(const unsigned (&arr)[kMaxWaves][2], unsigned h) const {
@@ -254,6 +286,7 @@ class WaveCall {
   }
   WavePos p_;
   unsigned live_mine_;
+  unsigned buf_ = 0;
   bool partner_ = false;
   unsigned long long live64_ = 0, words64_ = 0;
 };
@@ -280,7 +313,7 @@ __device__ inline unsigned lane_id() {
 }
 
 /* Value of `var` in lane `src` of the caller's wave, or the caller's own value when `src`
- * is its own lane; 0 when `src` is inactive. */
+ * is its own lane; 0 when `src` is inactive. Through the wave scratch (both warps). */
 template <class T>
 __device__ inline T read_lane(T var, unsigned src) {
   WaveCall c;
@@ -290,49 +323,76 @@ __device__ inline T read_lane(T var, unsigned src) {
   return r;
 }
 
+/* The same when every lane's source lies in the caller's own half of the wave (its NVIDIA
+ * warp): a segment of <= 32 lanes, or a lane mask < 32. No exchange with the other warp is
+ * needed, so none is made: CUDA's shuffle over the warp's active lanes, an inactive source
+ * reading 0 as on AMD. The condition depends only on width / mask, which a kernel passes
+ * uniformly, so both halves of a wave take the same path. */
+template <class T>
+__device__ inline T read_lane_in_warp(T var, unsigned src) {
+  const unsigned live = porter_hoc_cuda_activemask();
+  const unsigned long long bits = to_bits(var);
+  const int s32 = static_cast<int>(src % 32u);
+  unsigned long long got = porter_hoc_cuda_shfl_sync(live, static_cast<unsigned>(bits), s32, 32);
+  if (sizeof(T) > 4)
+    got |= static_cast<unsigned long long>(
+               porter_hoc_cuda_shfl_sync(live, static_cast<unsigned>(bits >> 32), s32, 32)) << 32;
+  if ((src % kWaveLanes) == lane_id()) return var;
+  if (!((live >> s32) & 1u)) return from_bits<T>(0ull);
+  return from_bits<T>(got);
+}
+
+/* Segment width as the emulation uses it: a power of two in 1..64 (HIP: "width must be a
+ * power of two no larger than warpSize"); larger values act as 64. */
+__device__ inline unsigned segment(int width) {
+  const unsigned w = static_cast<unsigned>(width);
+  return (w == 0u || w > kWaveLanes) ? kWaveLanes : w;
+}
+
 /* The wave is cut into segments of `width` lanes (a power of two <= 64). HIP documents:
  * __shfl reads lane srcLane of the caller's segment (srcLane taken modulo width). */
 template <class T>
 __device__ inline T shfl(T var, int src_lane, int width = PORTER_HOC_WAVE_SIZE) {
-  const unsigned w = static_cast<unsigned>(width);
+  const unsigned w = segment(width);
   const unsigned self = lane_id();
   const unsigned src = (self & ~(w - 1u)) + (static_cast<unsigned>(src_lane) & (w - 1u));
-  return read_lane(var, src);
+  return w <= 32u ? read_lane_in_warp(var, src) : read_lane(var, src);
 }
 
 /* __shfl_up: lane - delta; a lane whose source would lie below its segment keeps its value. */
 template <class T>
 __device__ inline T shfl_up(T var, unsigned delta, int width = PORTER_HOC_WAVE_SIZE) {
-  const unsigned w = static_cast<unsigned>(width);
+  const unsigned w = segment(width);
   const unsigned self = lane_id();
   const unsigned src = ((self & (w - 1u)) < delta) ? self : self - delta;
-  return read_lane(var, src);
+  return w <= 32u ? read_lane_in_warp(var, src) : read_lane(var, src);
 }
 
 /* __shfl_down: lane + delta; a lane whose source would lie beyond its segment keeps its value. */
 template <class T>
 __device__ inline T shfl_down(T var, unsigned delta, int width = PORTER_HOC_WAVE_SIZE) {
-  const unsigned w = static_cast<unsigned>(width);
+  const unsigned w = segment(width);
   const unsigned self = lane_id();
   const unsigned src = ((self & (w - 1u)) + delta >= w) ? self : self + delta;
-  return read_lane(var, src);
+  return w <= 32u ? read_lane_in_warp(var, src) : read_lane(var, src);
 }
 
 /* __shfl_xor: lane ^ mask; a source at or beyond the end of the caller's segment gives the
  * caller's own value (a lane mask below `width` always stays inside the segment). */
 template <class T>
 __device__ inline T shfl_xor(T var, int lane_mask, int width = PORTER_HOC_WAVE_SIZE) {
-  const unsigned w = static_cast<unsigned>(width);
+  const unsigned w = segment(width);
   const unsigned self = lane_id();
   unsigned src = self ^ static_cast<unsigned>(lane_mask);
   if (src >= ((self + w) & ~(w - 1u))) src = self;
-  return read_lane(var, src);
+  const bool in_warp = w <= 32u || static_cast<unsigned>(lane_mask) < 32u;
+  return in_warp ? read_lane_in_warp(var, src) : read_lane(var, src);
 }
 
 /* 64-bit ballot: bit i set when lane i is active and its predicate is non-zero. */
 __device__ inline unsigned long long ballot(int predicate) {
   WaveCall c;
-  const unsigned mine = __ballot_sync(c.pos().warp_mask, predicate);
+  const unsigned mine = porter_hoc_cuda_ballot_sync(c.live_mine(), predicate);
   c.publish(0ull, mine);
   const unsigned long long r = c.words() & c.live();
   c.finish();
@@ -352,7 +412,7 @@ __device__ inline int any(int predicate) { return ballot(predicate) != 0ull; }
 /* True when the predicate holds on every active lane. */
 __device__ inline int all(int predicate) {
   WaveCall c;
-  const unsigned mine = __ballot_sync(c.pos().warp_mask, predicate);
+  const unsigned mine = porter_hoc_cuda_ballot_sync(c.live_mine(), predicate);
   c.publish(0ull, mine);
   const int r = (c.words() & c.live()) == c.live();
   c.finish();
@@ -413,7 +473,7 @@ template <class MaskT>
 __device__ inline int all_sync(MaskT mask, int predicate) {
   check_mask<MaskT>();
   WaveCall c;
-  const unsigned mine = __ballot_sync(c.pos().warp_mask, predicate);
+  const unsigned mine = porter_hoc_cuda_ballot_sync(c.live_mine(), predicate);
   c.publish(0ull, mine);
   const unsigned long long named = c.live() & static_cast<unsigned long long>(mask);
   const int r = (c.words() & named) == named;
@@ -456,12 +516,10 @@ __device__ inline unsigned long long match_all_sync(MaskT mask, T value, int* pr
  * if any, is accepted and ignored: the contract makes every live lane take part. */
 __device__ inline void wave_sync() {
   const WavePos p = wave_pos();
-  wave_barrier(p, __ballot_sync(p.warp_mask, 1));
+  unsigned count = 0;
+  wave_barrier(p, live_lanes_of_warp(p), &count);
 }
 template <class MaskT>
 __device__ inline void wave_sync(MaskT) { wave_sync(); }
 
 }  // namespace porter_hoc
-
-/* HIP's lane id (a function in HIP, not in CUDA: defined directly). */
-__device__ inline unsigned int __lane_id() { return porter_hoc::lane_id(); }
