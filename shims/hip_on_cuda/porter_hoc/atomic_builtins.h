@@ -1,16 +1,14 @@
-/* porter hip_on_cuda: the GNU and HIP atomic builtins clang accepts in HIP device code.
+/* porter hip_on_cuda: the HIP atomic builtins clang accepts in HIP device code.
  *
- * Stands in for: __atomic_{load_n, store_n, exchange_n, compare_exchange_n, fetch_add,
- * fetch_sub, fetch_and, fetch_or, fetch_xor, fetch_min, fetch_max, add_fetch, sub_fetch,
- * thread_fence} in device code, and clang's __hip_atomic_{load, store, exchange,
+ * Stands in for: clang's __hip_atomic_{load, store, exchange,
  * compare_exchange_strong, compare_exchange_weak, fetch_add, fetch_sub, fetch_and, fetch_or,
  * fetch_xor, fetch_min, fetch_max}(..., order, scope) with the __HIP_MEMORY_SCOPE_* constants
  * (clang "Language Extensions": __atomic builtins, HIP atomic builtins).
  *
- * nvcc knows the GNU names only as host builtins ("calling a __host__ function from a
- * __device__ function"). Here they are __device__ overloads (nvcc warns that a declaration
- * overloads a built-in; the warning is suppressed for these declarations only), built on
- * CUDA's __nv_atomic_* builtins, which need a constant memory order: a run-time order is
+ * Not provided: the GNU __atomic_*_n builtins in device code. nvcc knows them only as host
+ * builtins, and overloading them (nvcc allows it) collides with libstdc++'s std::atomic, whose
+ * host code calls the same names on volatile, bool and pointer members; a port that uses them
+ * in device code fails to build here. The HIP ones are built on CUDA's __nv_atomic_* builtins, which need a constant memory order: a run-time order is
  * dispatched by a switch over the six C11 orders. Scope: every HIP scope is served with device scope (a workgroup or
  * wavefront scope asks for less; system scope, for host-shared memory, is given system scope).
  * Loads, stores, exchanges and compare-exchanges move the value's bits (CUDA's builtins take
@@ -33,6 +31,8 @@ namespace porter_hoc {
 namespace atom {
 
 template <int N> struct uint_of;
+template <> struct uint_of<1> { typedef unsigned char type; };
+template <> struct uint_of<2> { typedef unsigned short type; };
 template <> struct uint_of<4> { typedef unsigned int type; };
 template <> struct uint_of<8> { typedef unsigned long long type; };
 template <class T>
@@ -110,56 +110,6 @@ __device__ inline T rmw(T* p, F f, int order) {
 }  // namespace atom
 }  // namespace porter_hoc
 
-#pragma nv_diag_suppress 1581 /* "declaration overloads built-in function": on purpose, above */
-template <class T>
-__device__ inline T __atomic_load_n(const T* p, int order) { return porter_hoc::atom::load(p, order); }
-template <class T, class U>
-__device__ inline void __atomic_store_n(T* p, U v, int order) { porter_hoc::atom::store(p, static_cast<T>(v), order); }
-template <class T, class U>
-__device__ inline T __atomic_exchange_n(T* p, U v, int order) {
-  return porter_hoc::atom::exchange(p, static_cast<T>(v), order);
-}
-template <class T, class U>
-__device__ inline bool __atomic_compare_exchange_n(T* p, T* expected, U desired, bool weak, int success, int) {
-  return porter_hoc::atom::cas(p, expected, static_cast<T>(desired), weak, success);
-}
-template <class T, class U>
-__device__ inline T __atomic_fetch_add(T* p, U v, int order) {
-  return porter_hoc::atom::rmw(p, [v](T x) { return static_cast<T>(x + static_cast<T>(v)); }, order);
-}
-template <class T, class U>
-__device__ inline T __atomic_fetch_sub(T* p, U v, int order) {
-  return porter_hoc::atom::rmw(p, [v](T x) { return static_cast<T>(x - static_cast<T>(v)); }, order);
-}
-template <class T, class U>
-__device__ inline T __atomic_fetch_and(T* p, U v, int order) {
-  return porter_hoc::atom::rmw(p, [v](T x) { return static_cast<T>(x & static_cast<T>(v)); }, order);
-}
-template <class T, class U>
-__device__ inline T __atomic_fetch_or(T* p, U v, int order) {
-  return porter_hoc::atom::rmw(p, [v](T x) { return static_cast<T>(x | static_cast<T>(v)); }, order);
-}
-template <class T, class U>
-__device__ inline T __atomic_fetch_xor(T* p, U v, int order) {
-  return porter_hoc::atom::rmw(p, [v](T x) { return static_cast<T>(x ^ static_cast<T>(v)); }, order);
-}
-template <class T, class U>
-__device__ inline T __atomic_fetch_min(T* p, U v, int order) {
-  return porter_hoc::atom::rmw(p, [v](T x) { return static_cast<T>(v) < x ? static_cast<T>(v) : x; }, order);
-}
-template <class T, class U>
-__device__ inline T __atomic_fetch_max(T* p, U v, int order) {
-  return porter_hoc::atom::rmw(p, [v](T x) { return x < static_cast<T>(v) ? static_cast<T>(v) : x; }, order);
-}
-template <class T, class U>
-__device__ inline T __atomic_add_fetch(T* p, U v, int order) {
-  return static_cast<T>(__atomic_fetch_add(p, v, order) + static_cast<T>(v));
-}
-template <class T, class U>
-__device__ inline T __atomic_sub_fetch(T* p, U v, int order) {
-  return static_cast<T>(__atomic_fetch_sub(p, v, order) - static_cast<T>(v));
-}
-#pragma nv_diag_default 1581
 
 template <class T>
 __device__ inline T __hip_atomic_load(const T* p, int order, int /*scope*/) { return porter_hoc::atom::load(p, order); }
@@ -181,16 +131,16 @@ __device__ inline bool __hip_atomic_compare_exchange_weak(T* p, T* expected, U d
                                                           int /*scope*/) {
   return porter_hoc::atom::cas(p, expected, static_cast<T>(desired), true, success);
 }
-#define PORTER_HOC_HIP_RMW(name, gnu)                                  \
-  template <class T, class U>                                          \
-  __device__ inline T name(T* p, U v, int order, int /*scope*/) {      \
-    return gnu(p, v, order);                                           \
+#define PORTER_HOC_HIP_RMW(name, expr)                                              \
+  template <class T, class U>                                                       \
+  __device__ inline T name(T* p, U v, int order, int /*scope*/) {                   \
+    return porter_hoc::atom::rmw(p, [v](T x) { return static_cast<T>(expr); }, order); \
   }
-PORTER_HOC_HIP_RMW(__hip_atomic_fetch_add, __atomic_fetch_add)
-PORTER_HOC_HIP_RMW(__hip_atomic_fetch_sub, __atomic_fetch_sub)
-PORTER_HOC_HIP_RMW(__hip_atomic_fetch_and, __atomic_fetch_and)
-PORTER_HOC_HIP_RMW(__hip_atomic_fetch_or, __atomic_fetch_or)
-PORTER_HOC_HIP_RMW(__hip_atomic_fetch_xor, __atomic_fetch_xor)
-PORTER_HOC_HIP_RMW(__hip_atomic_fetch_min, __atomic_fetch_min)
-PORTER_HOC_HIP_RMW(__hip_atomic_fetch_max, __atomic_fetch_max)
+PORTER_HOC_HIP_RMW(__hip_atomic_fetch_add, x + static_cast<T>(v))
+PORTER_HOC_HIP_RMW(__hip_atomic_fetch_sub, x - static_cast<T>(v))
+PORTER_HOC_HIP_RMW(__hip_atomic_fetch_and, x & static_cast<T>(v))
+PORTER_HOC_HIP_RMW(__hip_atomic_fetch_or, x | static_cast<T>(v))
+PORTER_HOC_HIP_RMW(__hip_atomic_fetch_xor, x ^ static_cast<T>(v))
+PORTER_HOC_HIP_RMW(__hip_atomic_fetch_min, static_cast<T>(v) < x ? static_cast<T>(v) : x)
+PORTER_HOC_HIP_RMW(__hip_atomic_fetch_max, x < static_cast<T>(v) ? static_cast<T>(v) : x)
 #undef PORTER_HOC_HIP_RMW
