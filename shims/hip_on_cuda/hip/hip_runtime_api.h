@@ -216,12 +216,15 @@ enum hipDeviceAttribute_t {
   hipDeviceAttributeAsyncEngineCount,
   hipDeviceAttributeUnifiedAddressing,
   hipDeviceAttributePciDomainID,
+  hipDeviceAttributeWallClockRate,
+  hipDeviceAttributeMaxRegistersPerMultiprocessor,
 };
 
 inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attr, int device) {
   cudaDeviceAttr a;
   switch (attr) {
     case hipDeviceAttributeWarpSize: *value = PORTER_HOC_WAVE_SIZE; return hipSuccess;
+    case hipDeviceAttributeWallClockRate: *value = 100000; return hipSuccess; /* kHz: wall_clock64() */
 #if !defined(PORTER_HOC_PLATFORM_NVIDIA)
     /* gfx950's identity figures, as hipGetDeviceProperties reports them. */
     case hipDeviceAttributeComputeCapabilityMajor: *value = 9; return hipSuccess;
@@ -258,8 +261,8 @@ inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attr, i
     case hipDeviceAttributeIntegrated: a = cudaDevAttrIntegrated; break;
     case hipDeviceAttributeManagedMemory: a = cudaDevAttrManagedMemory; break;
     case hipDeviceAttributeCooperativeLaunch: a = cudaDevAttrCooperativeLaunch; break;
-    /* gfx950 has no texture images in this executor's sense: textures are not emulated. */
-    case hipDeviceAttributeImageSupport: *value = 0; return hipSuccess;
+    /* texture objects run on CUDA's texture units (porter_hoc/runtime_table.h) */
+    case hipDeviceAttributeImageSupport: *value = 1; return hipSuccess;
     case hipDeviceAttributeEccEnabled: a = cudaDevAttrEccEnabled; break;
     case hipDeviceAttributeCanMapHostMemory: a = cudaDevAttrCanMapHostMemory; break;
     case hipDeviceAttributeConcurrentManagedAccess: a = cudaDevAttrConcurrentManagedAccess; break;
@@ -269,6 +272,7 @@ inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attr, i
     case hipDeviceAttributeAsyncEngineCount: a = cudaDevAttrAsyncEngineCount; break;
     case hipDeviceAttributeUnifiedAddressing: a = cudaDevAttrUnifiedAddressing; break;
     case hipDeviceAttributePciDomainID: a = cudaDevAttrPciDomainId; break;
+    case hipDeviceAttributeMaxRegistersPerMultiprocessor: a = cudaDevAttrMaxRegistersPerMultiprocessor; break;
     default: return hipErrorInvalidValue;
   }
   return cudaDeviceGetAttribute(value, a, device);
@@ -490,3 +494,10 @@ inline hipError_t hipStreamGetCaptureInfo(hipStream_t s, hipStreamCaptureStatus*
                                           unsigned long long* id = nullptr) {
   return cudaStreamGetCaptureInfo(s, status, id);
 }
+
+/* Channel descriptors (HIP: a function and a template, as CUDA's). */
+inline hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, hipChannelFormatKind f) {
+  return cudaCreateChannelDesc(x, y, z, w, f);
+}
+template <class T>
+inline hipChannelFormatDesc hipCreateChannelDesc() { return cudaCreateChannelDesc<T>(); }

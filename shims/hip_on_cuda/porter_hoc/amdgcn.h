@@ -17,37 +17,34 @@ namespace porter_hoc {
 /* Value of the lowest active lane (v_readfirstlane_b32). */
 template <class T>
 __device__ inline T readfirstlane(T v) {
+  const unsigned long long bits = to_bits(v);
   WaveCall c;
-  c.publish(to_bits(v));
+  c.publish(static_cast<unsigned>(bits));
   const unsigned first = static_cast<unsigned>(__ffsll(static_cast<long long>(c.live())) - 1);
-  const T r = from_bits<T>(c.value_of(first));
+  unsigned long long r = c.value_of(first);
   c.finish();
-  return r;
+  if (sizeof(T) > 4) r |= static_cast<unsigned long long>(read_word(static_cast<unsigned>(bits >> 32), first)) << 32;
+  return from_bits<T>(r);
 }
 
 /* ds_bpermute_b32: "pull" - lane reads `data` of lane (byte_addr / 4) % 64; 0 if inactive. */
 __device__ inline int ds_bpermute(int byte_addr, int data) {
-  WaveCall c;
-  c.publish(static_cast<unsigned>(data));
-  const int r = static_cast<int>(c.value_of((static_cast<unsigned>(byte_addr) >> 2) % 64u));
-  c.finish();
-  return r;
+  return static_cast<int>(read_word(static_cast<unsigned>(data), (static_cast<unsigned>(byte_addr) >> 2) % 64u));
 }
 
 /* ds_permute_b32: "push" - lane sends `data` to lane (byte_addr / 4) % 64; a lane that
- * receives several values keeps the one from the highest source lane, none gives 0. */
+ * receives several values keeps the one from the highest source lane, none gives 0. Two
+ * calls: the destinations (to find the caller's source), then the data. */
 __device__ inline int ds_permute(int byte_addr, int data) {
-  WaveCall c;
   const unsigned dest = (static_cast<unsigned>(byte_addr) >> 2) % 64u;
-  c.publish(static_cast<unsigned long long>(dest) << 32 | static_cast<unsigned>(data));
-  int r = 0;
-  for (unsigned l = 0; l < 64; ++l) {
-    if (!((c.live() >> l) & 1ull)) continue;
-    const unsigned long long s = c.value_of(l);
-    if (static_cast<unsigned>(s >> 32) == c.lane()) r = static_cast<int>(static_cast<unsigned>(s));
-  }
+  WaveCall c;
+  c.publish(dest);
+  int src = -1;
+  for (unsigned l = 0; l < 64; ++l)
+    if (((c.live() >> l) & 1ull) && c.value_of(l) == c.lane()) src = static_cast<int>(l);
   c.finish();
-  return r;
+  const unsigned got = read_word(static_cast<unsigned>(data), src < 0 ? 0u : static_cast<unsigned>(src));
+  return src < 0 ? 0 : static_cast<int>(got);
 }
 
 /* v_mbcnt_lo/hi: acc + number of set bits of `mask` below the caller's lane, split in the

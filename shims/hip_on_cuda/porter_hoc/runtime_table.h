@@ -43,7 +43,26 @@ typedef cudaPos hipPos;
 typedef cudaDeviceP2PAttr hipDeviceP2PAttr;
 typedef cudaMemRangeAttribute hipMemRangeAttribute;
 typedef cudaMemoryAdvise hipMemoryAdvise;
+typedef cudaTextureObject_t hipTextureObject_t;
+typedef cudaSurfaceObject_t hipSurfaceObject_t;
+typedef cudaArray hipArray;
+typedef cudaArray_t hipArray_t;
+typedef cudaArray_const_t hipArray_const_t;
+typedef cudaChannelFormatDesc hipChannelFormatDesc;
+typedef cudaChannelFormatKind hipChannelFormatKind;
+typedef cudaResourceDesc hipResourceDesc;
+typedef cudaResourceViewDesc hipResourceViewDesc;
+typedef cudaTextureDesc hipTextureDesc;
+typedef cudaTextureAddressMode hipTextureAddressMode;
+typedef cudaTextureFilterMode hipTextureFilterMode;
+typedef cudaTextureReadMode hipTextureReadMode;
+typedef cudaResourceType hipResourceType;
 
+#define hipArrayDefault cudaArrayDefault
+#define hipArraySurfaceLoadStore cudaArraySurfaceLoadStore
+#define hipArrayLayered cudaArrayLayered
+#define hipArrayCubemap cudaArrayCubemap
+#define hipArrayTextureGather cudaArrayTextureGather
 #define hipStreamDefault cudaStreamDefault
 #define hipStreamNonBlocking cudaStreamNonBlocking
 #define hipStreamPerThread cudaStreamPerThread
@@ -152,6 +171,22 @@ constexpr hipSharedMemConfig hipSharedMemBankSizeEightByte = cudaSharedMemBankSi
 constexpr hipLimit_t hipLimitStackSize = cudaLimitStackSize;
 constexpr hipLimit_t hipLimitPrintfFifoSize = cudaLimitPrintfFifoSize;
 constexpr hipLimit_t hipLimitMallocHeapSize = cudaLimitMallocHeapSize;
+constexpr hipChannelFormatKind hipChannelFormatKindSigned = cudaChannelFormatKindSigned;
+constexpr hipChannelFormatKind hipChannelFormatKindUnsigned = cudaChannelFormatKindUnsigned;
+constexpr hipChannelFormatKind hipChannelFormatKindFloat = cudaChannelFormatKindFloat;
+constexpr hipChannelFormatKind hipChannelFormatKindNone = cudaChannelFormatKindNone;
+constexpr hipTextureAddressMode hipAddressModeWrap = cudaAddressModeWrap;
+constexpr hipTextureAddressMode hipAddressModeClamp = cudaAddressModeClamp;
+constexpr hipTextureAddressMode hipAddressModeMirror = cudaAddressModeMirror;
+constexpr hipTextureAddressMode hipAddressModeBorder = cudaAddressModeBorder;
+constexpr hipTextureFilterMode hipFilterModePoint = cudaFilterModePoint;
+constexpr hipTextureFilterMode hipFilterModeLinear = cudaFilterModeLinear;
+constexpr hipTextureReadMode hipReadModeElementType = cudaReadModeElementType;
+constexpr hipTextureReadMode hipReadModeNormalizedFloat = cudaReadModeNormalizedFloat;
+constexpr hipResourceType hipResourceTypeArray = cudaResourceTypeArray;
+constexpr hipResourceType hipResourceTypeMipmappedArray = cudaResourceTypeMipmappedArray;
+constexpr hipResourceType hipResourceTypeLinear = cudaResourceTypeLinear;
+constexpr hipResourceType hipResourceTypePitch2D = cudaResourceTypePitch2D;
 constexpr hipMemPoolAttr hipMemPoolReuseFollowEventDependencies = cudaMemPoolReuseFollowEventDependencies;
 constexpr hipMemPoolAttr hipMemPoolReuseAllowOpportunistic = cudaMemPoolReuseAllowOpportunistic;
 constexpr hipMemPoolAttr hipMemPoolReuseAllowInternalDependencies = cudaMemPoolReuseAllowInternalDependencies;
@@ -287,5 +322,20 @@ inline hipError_t hipGraphEventRecordNodeSetEvent(hipGraphNode_t node, hipEvent_
 inline hipError_t hipGraphEventWaitNodeGetEvent(hipGraphNode_t node, hipEvent_t* event_out) { return cudaGraphEventWaitNodeGetEvent(node, event_out); }
 inline hipError_t hipGraphEventWaitNodeSetEvent(hipGraphNode_t node, hipEvent_t event) { return cudaGraphEventWaitNodeSetEvent(node, event); }
 inline hipError_t hipGraphNodeFindInClone(hipGraphNode_t* pNode, hipGraphNode_t originalNode, hipGraph_t clonedGraph) { return cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph); }
+inline hipError_t hipCreateTextureObject(hipTextureObject_t* pTexObject, const hipResourceDesc* pResDesc, const hipTextureDesc* pTexDesc, const hipResourceViewDesc* pResViewDesc) { return cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc); }
+inline hipError_t hipDestroyTextureObject(hipTextureObject_t textureObject) { return cudaDestroyTextureObject(textureObject); }
+inline hipError_t hipGetTextureObjectResourceDesc(hipResourceDesc* pResDesc, hipTextureObject_t textureObject) { return cudaGetTextureObjectResourceDesc(pResDesc, textureObject); }
+inline hipError_t hipGetTextureObjectTextureDesc(hipTextureDesc* pTexDesc, hipTextureObject_t textureObject) { return cudaGetTextureObjectTextureDesc(pTexDesc, textureObject); }
+inline hipError_t hipGetTextureObjectResourceViewDesc(hipResourceViewDesc* pResViewDesc, hipTextureObject_t textureObject) { return cudaGetTextureObjectResourceViewDesc(pResViewDesc, textureObject); }
+inline hipError_t hipCreateSurfaceObject(hipSurfaceObject_t* pSurfObject, const hipResourceDesc* pResDesc) { return cudaCreateSurfaceObject(pSurfObject, pResDesc); }
+inline hipError_t hipDestroySurfaceObject(hipSurfaceObject_t surfaceObject) { return cudaDestroySurfaceObject(surfaceObject); }
+inline hipError_t hipMallocArray(hipArray** array, const hipChannelFormatDesc* desc, size_t width, size_t height = 0, unsigned int flags = hipArrayDefault) { return cudaMallocArray(array, desc, width, height, flags); }
+inline hipError_t hipFreeArray(hipArray* array) { return cudaFreeArray(array); }
+inline hipError_t hipMalloc3DArray(hipArray** array, const hipChannelFormatDesc* desc, hipExtent extent, unsigned int flags) { return cudaMalloc3DArray(array, desc, extent, flags); }
+inline hipError_t hipMemcpy2DToArray(hipArray* dst, size_t wOffset, size_t hOffset, const void* src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind) { return cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind); }
+inline hipError_t hipMemcpy2DToArrayAsync(hipArray* dst, size_t wOffset, size_t hOffset, const void* src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream = 0) { return cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream); }
+inline hipError_t hipMemcpy2DFromArray(void* dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind) { return cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind); }
+inline hipError_t hipMemcpy2DFromArrayAsync(void* dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream = 0) { return cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream); }
+inline hipError_t hipGetChannelDesc(hipChannelFormatDesc* desc, hipArray_const_t array) { return cudaGetChannelDesc(desc, array); }
 inline hipError_t hipProfilerStart() { return cudaProfilerStart(); }
 inline hipError_t hipProfilerStop() { return cudaProfilerStop(); }

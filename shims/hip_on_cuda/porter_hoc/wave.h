@@ -57,9 +57,12 @@
  *      wave's lockstep, is not emulated: the two warps are not in lockstep. Use __syncthreads,
  *      or __builtin_amdgcn_wave_barrier / __syncwarp, which map to the wave barrier here.
  *
- * Cost: 8.5 KiB of static shared memory per block in kernels that use a collective (16 waves x
- * 64 lanes x 8 bytes, plus the per-warp words), counted against the 48 KiB static limit and the
- * opt-in maximum of dynamic shared memory. Speed is not a goal.
+ * Cost: 8.9 KiB of static shared memory per block in kernels that use a collective (two
+ * buffers x 16 waves x 64 lanes x 4 bytes, plus the per-warp words), counted against the 48 KiB
+ * static limit and the opt-in maximum of dynamic shared memory. A collective costs one wave
+ * barrier (two for a 64-bit value); a shuffle whose sources all lie in the caller's 32-lane
+ * half (a segment of <= 32 lanes, a lane mask < 32) is CUDA's own warp shuffle and waits for
+ * nobody.
  */
 #pragma once
 
@@ -82,7 +85,7 @@ struct WaveScratch {
   /* Two buffers, used by alternate collectives of a wave (the parity of its barrier count):
    * a collective writes one while the partner may still read the other, so one barrier per
    * collective orders everything (see WaveCall). */
-  unsigned long long slot[2][kMaxWaves][kWaveLanes];
+  unsigned slot[2][kMaxWaves][kWaveLanes];  // one 32-bit word per lane (64-bit values: two calls)
   unsigned word[2][kMaxWaves][2];  // one 32-bit word per warp (a warp's ballot, say)
   unsigned live[2][kMaxWaves][2];  // the live lanes of each warp
   unsigned long long arrival[kMaxWaves][2];  // each warp's arrival word (see "Wave barrier")
@@ -238,9 +241,9 @@ class WaveCall {
   __device__ unsigned lane() const { return p_.lane; }
   __device__ unsigned live_mine() const { return live_mine_; }
 
-  /* Publishes this lane's 64-bit value and this warp's 32-bit word (the same value in every
+  /* Publishes this lane's 32-bit value and this warp's 32-bit word (the same value in every
    * lane of the warp), then waits for the whole wave. */
-  __device__ void publish(unsigned long long value, unsigned warp_word = 0) {
+  __device__ void publish(unsigned value, unsigned warp_word = 0) {
     WaveScratch& s = scratch();
     // The buffer of the next barrier: this warp's count + 1. A one-warp wave always uses 0
     // (it has no partner, and __syncwarp orders its own accesses).
@@ -262,9 +265,9 @@ class WaveCall {
   /* After publish(): word of half 0 in bits 0-31, of half 1 in bits 32-63 (0 if absent). */
   __device__ unsigned long long words() const { return words64_; }
   /* After publish(): the value lane `src` (0..63) published; 0 for an inactive lane. */
-  __device__ unsigned long long value_of(unsigned src) const {
+  __device__ unsigned value_of(unsigned src) const {
     src %= kWaveLanes;
-    if (!((live64_ >> src) & 1ull)) return 0ull;
+    if (!((live64_ >> src) & 1ull)) return 0u;
     return scratch().slot[buf_][p_.wave][src];
   }
 
@@ -314,13 +317,21 @@ __device__ inline unsigned lane_id() {
 
 /* Value of `var` in lane `src` of the caller's wave, or the caller's own value when `src`
  * is its own lane; 0 when `src` is inactive. Through the wave scratch (both warps). */
-template <class T>
-__device__ inline T read_lane(T var, unsigned src) {
+/* One 32-bit word of lane `src`; 0 when `src` is inactive. */
+__device__ inline unsigned read_word(unsigned word, unsigned src) {
   WaveCall c;
-  c.publish(to_bits(var));
-  const T r = (src % kWaveLanes) == c.lane() ? var : from_bits<T>(c.value_of(src));
+  c.publish(word);
+  const unsigned r = c.value_of(src);
   c.finish();
   return r;
+}
+
+template <class T>
+__device__ inline T read_lane(T var, unsigned src) {
+  const unsigned long long bits = to_bits(var);
+  unsigned long long got = read_word(static_cast<unsigned>(bits), src);
+  if (sizeof(T) > 4) got |= static_cast<unsigned long long>(read_word(static_cast<unsigned>(bits >> 32), src)) << 32;
+  return (src % kWaveLanes) == lane_id() ? var : from_bits<T>(got);
 }
 
 /* The same when every lane's source lies in the caller's own half of the wave (its NVIDIA
@@ -393,7 +404,7 @@ __device__ inline T shfl_xor(T var, int lane_mask, int width = PORTER_HOC_WAVE_S
 __device__ inline unsigned long long ballot(int predicate) {
   WaveCall c;
   const unsigned mine = porter_hoc_cuda_ballot_sync(c.live_mine(), predicate);
-  c.publish(0ull, mine);
+  c.publish(0u, mine);
   const unsigned long long r = c.words() & c.live();
   c.finish();
   return r;
@@ -401,7 +412,7 @@ __device__ inline unsigned long long ballot(int predicate) {
 
 __device__ inline unsigned long long activemask() {
   WaveCall c;
-  c.publish(0ull);
+  c.publish(0u);
   const unsigned long long r = c.live();
   c.finish();
   return r;
@@ -413,7 +424,7 @@ __device__ inline int any(int predicate) { return ballot(predicate) != 0ull; }
 __device__ inline int all(int predicate) {
   WaveCall c;
   const unsigned mine = porter_hoc_cuda_ballot_sync(c.live_mine(), predicate);
-  c.publish(0ull, mine);
+  c.publish(0u, mine);
   const int r = (c.words() & c.live()) == c.live();
   c.finish();
   return r;
@@ -474,10 +485,32 @@ __device__ inline int all_sync(MaskT mask, int predicate) {
   check_mask<MaskT>();
   WaveCall c;
   const unsigned mine = porter_hoc_cuda_ballot_sync(c.live_mine(), predicate);
-  c.publish(0ull, mine);
+  c.publish(0u, mine);
   const unsigned long long named = c.live() & static_cast<unsigned long long>(mask);
   const int r = (c.words() & named) == named;
   c.finish();
+  return r;
+}
+
+/* Lanes of the wave (bit i = lane i) whose 32-bit word equals the caller's, and the live lanes. */
+__device__ inline unsigned long long lanes_equal(unsigned word, unsigned long long* live) {
+  WaveCall c;
+  c.publish(word);
+  unsigned long long r = 0;
+  for (unsigned l = 0; l < kWaveLanes; ++l)
+    if (((c.live() >> l) & 1ull) && c.value_of(l) == word) r |= 1ull << l;
+  *live = c.live();
+  c.finish();
+  return r;
+}
+template <class T>
+__device__ inline unsigned long long lanes_with_value(T value, unsigned long long* live) {
+  const unsigned long long bits = to_bits(value);
+  unsigned long long r = lanes_equal(static_cast<unsigned>(bits), live);
+  if (sizeof(T) > 4) {
+    unsigned long long live_hi;
+    r &= lanes_equal(static_cast<unsigned>(bits >> 32), &live_hi);
+  }
   return r;
 }
 
@@ -485,31 +518,21 @@ __device__ inline int all_sync(MaskT mask, int predicate) {
 template <class MaskT, class T>
 __device__ inline unsigned long long match_any_sync(MaskT mask, T value) {
   check_mask<MaskT>();
-  WaveCall c;
-  const unsigned long long mine = to_bits(value);
-  c.publish(mine);
-  const unsigned long long named = c.live() & static_cast<unsigned long long>(mask);
-  unsigned long long r = 0;
-  for (unsigned l = 0; l < kWaveLanes; ++l)
-    if (((named >> l) & 1ull) && c.value_of(l) == mine) r |= 1ull << l;
-  c.finish();
-  return r;
+  unsigned long long live;
+  const unsigned long long same = lanes_with_value(value, &live);
+  return same & live & static_cast<unsigned long long>(mask);
 }
 
 /* The named active lanes when they all hold the same value (and *pred = 1), else 0. */
 template <class MaskT, class T>
 __device__ inline unsigned long long match_all_sync(MaskT mask, T value, int* pred) {
   check_mask<MaskT>();
-  WaveCall c;
-  const unsigned long long mine = to_bits(value);
-  c.publish(mine);
-  const unsigned long long named = c.live() & static_cast<unsigned long long>(mask);
-  bool same = true;
-  for (unsigned l = 0; l < kWaveLanes; ++l)
-    if (((named >> l) & 1ull) && c.value_of(l) != mine) same = false;
-  c.finish();
-  *pred = same ? 1 : 0;
-  return same ? named : 0ull;
+  unsigned long long live;
+  const unsigned long long same = lanes_with_value(value, &live);
+  const unsigned long long named = live & static_cast<unsigned long long>(mask);
+  const bool all_same = (same & named) == named;
+  *pred = all_same ? 1 : 0;
+  return all_same ? named : 0ull;
 }
 
 /* A barrier for the caller's wave only (HIP's __syncwarp; AMD's wave barrier). The mask,
