@@ -9,7 +9,7 @@ set -u
 out="${OUT:-/tmp/hoc_out}"; mkdir -p "$out"
 shim=shims/hip_on_cuda
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv > "$out/gpu.txt" 2>&1
-(BUILD_DIR=/tmp/fx fixtures/hip_on_cuda/run.sh > "$out/fixtures.txt" 2>&1; echo "fixtures exit $?" >> "$out/fixtures.txt") &
+(CUDA_LIBS="$(python3 -c "import nvidia,os;print(os.path.join(nvidia.__path__[0],\"cu13\"))" 2>/dev/null)" BUILD_DIR=/tmp/fx fixtures/hip_on_cuda/run.sh > "$out/fixtures.txt" 2>&1; echo "fixtures exit $?" >> "$out/fixtures.txt") &
 for mode in emulated native; do
   flag=""; [ "$mode" = native ] && flag=-DPORTER_HOC_PLATFORM_NVIDIA
   nvcc -std=c++17 -O3 -arch=sm_90 -I$shim --options-file $shim/nvcc.opts $flag -x cu \

@@ -19,7 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "shims" / "hip_on_cuda"
 OPTS = INCLUDE / "nvcc.opts"
 FIXTURES = ROOT / "fixtures" / "hip_on_cuda"
-FIXTURE_NAMES = ("wave32_reduce", "wave64_reduce", "ballot_popc", "mfma", "split_wave", "late_half")
+FIXTURE_NAMES = ("wave32_reduce", "wave64_reduce", "ballot_popc", "mfma", "split_wave", "late_half", "cub_wave32")
+# Fixtures that need the CUDA libraries' headers (cuBLAS & co.: the nvidia-* wheels' nvidia/cu13).
+LIB_FIXTURE_NAMES = ("libraries",)
 MASK_MESSAGE = "The mask must be a 64-bit integer"
 
 
@@ -30,7 +32,7 @@ def _compile(src: Path, out: Path) -> subprocess.CompletedProcess[str]:
 
 def test_fixture_set_is_complete() -> None:
     found = sorted(p.name.removesuffix(".hip.cu") for p in FIXTURES.glob("*.hip.cu"))
-    assert found == sorted(FIXTURE_NAMES)
+    assert found == sorted(FIXTURE_NAMES + LIB_FIXTURE_NAMES)
     assert (FIXTURES / "run.sh").is_file()
 
 
@@ -556,3 +558,68 @@ __global__ void k(const int* in, int* out) {
 """)
     proc = _compile(src, tmp_path / "cubw.o")
     assert proc.returncode == 0, proc.stderr
+
+
+def _cuda_libs() -> Path | None:
+    """The CUDA libraries' folder (include/, lib/): $PORTER_CUDA_LIBS or the nvidia wheels'."""
+    import os
+
+    env = os.environ.get("PORTER_CUDA_LIBS")
+    if env:
+        return Path(env)
+    try:
+        import nvidia  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    for p in nvidia.__path__:
+        if (Path(p) / "cu13" / "include" / "cublas_v2.h").is_file():
+            return Path(p) / "cu13"
+    return None
+
+
+@pytest.mark.toolchain("nvcc")
+@pytest.mark.parametrize("name", LIB_FIXTURE_NAMES)
+def test_library_fixture_compiles(name: str, tmp_path: Path) -> None:
+    libs = _cuda_libs()
+    if libs is None:
+        pytest.skip("CUDA libraries' headers absent (set PORTER_CUDA_LIBS to a folder with include/)")
+    cmd = [str(find_nvcc()), "-c", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS),
+           f"-I{libs / 'include'}", str(FIXTURES / f"{name}.hip.cu"), "-o", str(tmp_path / f"{name}.o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.toolchain("nvcc")
+def test_native_control_mode_builds_with_32_lane_warps(tmp_path: Path) -> None:
+    """PORTER_HOC_PLATFORM_NVIDIA (the control of bench/hip_on_cuda_control.py) is HIP's NVIDIA
+    platform: warpSize 32, __HIP_PLATFORM_NVIDIA__, CUDA's macros visible."""
+    src = tmp_path / "nv.hip.cu"
+    src.write_text("""#include <hip/hip_runtime.h>
+#if !defined(__HIP_PLATFORM_NVIDIA__) || defined(__HIP_PLATFORM_AMD__) || !defined(CUDART_VERSION)
+#error "not the NVIDIA platform"
+#endif
+static_assert(warpSize == 32, "32-lane warps");
+__global__ void k(float* v) { v[threadIdx.x] += __shfl_xor(v[threadIdx.x], 16) + (float)__ballot(1); }
+""")
+    cmd = [str(find_nvcc()), "-c", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS),
+           "-DPORTER_HOC_PLATFORM_NVIDIA", str(src), "-o", str(tmp_path / "nv.o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_control_list_names_programs_only() -> None:
+    """bench/hip_on_cuda_control.txt: one program per line (directory, sources, libraries), a
+    reason for every skipped one; no program code."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("hoc_control", ROOT / "bench" / "hip_on_cuda_control.py")
+    mod = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    programs = mod.read_list()
+    assert len(programs) >= 30
+    assert all(p.path.split("/")[0] in {"HIP-Basic", "Applications", "Libraries"} for p in programs)
+    assert all(p.skip for p in programs if p.path.endswith(("module_api", "hello_world_cuda")))
+    assert {lib for p in programs for lib in p.libs} <= set(mod.LIB_NAMES)

@@ -5,11 +5,13 @@
  * Provided: handles, streams, pointer mode, vector/matrix transfers, and the BLAS functions in
  * this file (level 1: scal, axpy, dot, nrm2, copy, swap, amax/amin, asum; level 2: gemv, ger,
  * her, her2; level 3: gemm, gemm (strided) batched, GemmEx, trsm, syrk) for the types
- * listed. Link: -lcublas. Others fail to compile (the intended signal).
+ * listed; GemmEx in both the hipblasDatatype_t and the ROCm 6 hipDataType/hipblasComputeType_t
+ * forms. Link: -lcublas. Others fail to compile (the intended signal).
  */
 #pragma once
 
 #include <hip/hip_runtime.h>
+#include <hip/library_types.h>
 #include <cstdint>
 #include <porter_hoc/cuda_begin.h>
 #include <cublas_v2.h>
@@ -40,6 +42,13 @@ typedef enum { HIPBLAS_DIAG_NON_UNIT = 131, HIPBLAS_DIAG_UNIT = 132 } hipblasDia
 typedef enum { HIPBLAS_SIDE_LEFT = 141, HIPBLAS_SIDE_RIGHT = 142, HIPBLAS_SIDE_BOTH = 143 } hipblasSideMode_t;
 typedef enum { HIPBLAS_POINTER_MODE_HOST = 0, HIPBLAS_POINTER_MODE_DEVICE = 1 } hipblasPointerMode_t;
 typedef enum { HIPBLAS_GEMM_DEFAULT = 160 } hipblasGemmAlgo_t;
+/* hipBLAS-common's compute types (their values are hipBLAS's, not cuBLAS's: converted). */
+typedef enum {
+  HIPBLAS_COMPUTE_16F = 0, HIPBLAS_COMPUTE_16F_PEDANTIC = 1, HIPBLAS_COMPUTE_32F = 2,
+  HIPBLAS_COMPUTE_32F_PEDANTIC = 3, HIPBLAS_COMPUTE_32F_FAST_16F = 4, HIPBLAS_COMPUTE_32F_FAST_16BF = 5,
+  HIPBLAS_COMPUTE_32F_FAST_TF32 = 6, HIPBLAS_COMPUTE_64F = 7, HIPBLAS_COMPUTE_64F_PEDANTIC = 8,
+  HIPBLAS_COMPUTE_32I = 9, HIPBLAS_COMPUTE_32I_PEDANTIC = 10,
+} hipblasComputeType_t;
 typedef enum {
   HIPBLAS_R_16F = 150, HIPBLAS_R_32F = 151, HIPBLAS_R_64F = 152, HIPBLAS_C_16F = 153, HIPBLAS_C_32F = 154,
   HIPBLAS_C_64F = 155, HIPBLAS_R_8I = 160, HIPBLAS_R_8U = 161, HIPBLAS_R_32I = 162, HIPBLAS_R_16B = 168,
@@ -97,6 +106,21 @@ inline cudaDataType dtype(hipblasDatatype_t t) {
     case HIPBLAS_R_8U: return CUDA_R_8U;
     case HIPBLAS_R_32I: return CUDA_R_32I;
     default: return CUDA_R_16BF;
+  }
+}
+inline cublasComputeType_t compute(hipblasComputeType_t t) {
+  switch (t) {
+    case HIPBLAS_COMPUTE_16F: return CUBLAS_COMPUTE_16F;
+    case HIPBLAS_COMPUTE_16F_PEDANTIC: return CUBLAS_COMPUTE_16F_PEDANTIC;
+    case HIPBLAS_COMPUTE_32F_PEDANTIC: return CUBLAS_COMPUTE_32F_PEDANTIC;
+    case HIPBLAS_COMPUTE_32F_FAST_16F: return CUBLAS_COMPUTE_32F_FAST_16F;
+    case HIPBLAS_COMPUTE_32F_FAST_16BF: return CUBLAS_COMPUTE_32F_FAST_16BF;
+    case HIPBLAS_COMPUTE_32F_FAST_TF32: return CUBLAS_COMPUTE_32F_FAST_TF32;
+    case HIPBLAS_COMPUTE_64F: return CUBLAS_COMPUTE_64F;
+    case HIPBLAS_COMPUTE_64F_PEDANTIC: return CUBLAS_COMPUTE_64F_PEDANTIC;
+    case HIPBLAS_COMPUTE_32I: return CUBLAS_COMPUTE_32I;
+    case HIPBLAS_COMPUTE_32I_PEDANTIC: return CUBLAS_COMPUTE_32I_PEDANTIC;
+    default: return CUBLAS_COMPUTE_32F;
   }
 }
 inline const cuComplex* c(const hipblasComplex* p) { return reinterpret_cast<const cuComplex*>(p); }
@@ -231,5 +255,22 @@ inline hipblasStatus_t hipblasStrsm(hipblasHandle_t h, hipblasSideMode_t s, hipb
 inline hipblasStatus_t hipblasSsyrk(hipblasHandle_t h, hipblasFillMode_t u, hipblasOperation_t t, int n, int k, const float* a,
                                     const float* A, int lda, const float* b, float* C, int ldc) {
   PORTER_HOC_B(cublasSsyrk(h, porter_hoc::blas::fill(u), porter_hoc::blas::op(t), n, k, a, A, lda, b, C, ldc));
+}
+/* ROCm 6's GemmEx forms: hipDataType operands and a hipblasComputeType_t. */
+inline hipblasStatus_t hipblasGemmEx(hipblasHandle_t h, hipblasOperation_t ta, hipblasOperation_t tb, int m, int n, int k,
+                                     const void* a, const void* A, hipDataType at, int lda, const void* B, hipDataType bt,
+                                     int ldb, const void* b, void* C, hipDataType ct, int ldc, hipblasComputeType_t compute,
+                                     hipblasGemmAlgo_t) {
+  PORTER_HOC_B(cublasGemmEx(h, porter_hoc::blas::op(ta), porter_hoc::blas::op(tb), m, n, k, a, A, at, lda, B, bt, ldb, b, C,
+                            ct, ldc, porter_hoc::blas::compute(compute), CUBLAS_GEMM_DEFAULT));
+}
+inline hipblasStatus_t hipblasGemmStridedBatchedEx(hipblasHandle_t h, hipblasOperation_t ta, hipblasOperation_t tb, int m,
+                                                   int n, int k, const void* a, const void* A, hipDataType at, int lda,
+                                                   hipblasStride sa, const void* B, hipDataType bt, int ldb, hipblasStride sb,
+                                                   const void* b, void* C, hipDataType ct, int ldc, hipblasStride sc,
+                                                   int count, hipblasComputeType_t compute, hipblasGemmAlgo_t) {
+  PORTER_HOC_B(cublasGemmStridedBatchedEx(h, porter_hoc::blas::op(ta), porter_hoc::blas::op(tb), m, n, k, a, A, at, lda, sa,
+                                          B, bt, ldb, sb, b, C, ct, ldc, sc, count, porter_hoc::blas::compute(compute),
+                                          CUBLAS_GEMM_DEFAULT));
 }
 #undef PORTER_HOC_B

@@ -28,17 +28,21 @@
  * counts the barriers it has passed in its arrival word, and waits for the other warp's count
  * to reach its own. Nothing on an NVIDIA GPU tells a warp that another warp has exited, so the
  * wait is bounded: after PORTER_HOC_ABSENT_MS (default 100) of %globaltimer without the other
- * warp arriving, the waiting warp presumes it exited, marks it so in its arrival word (one
- * compare-and-swap, so that an arrival and the presumption cannot both win) and goes on with
- * those 32 lanes inactive - AMD's semantics for exited lanes, and for lanes that branched
- * elsewhere while this collective ran. That costs one wait per such wave and block; later
- * collectives see the mark and do not wait. If the presumed warp was in fact alive, its next
- * collective finds the mark and traps with a message naming the block and the wave: the run
- * fails loudly, never with a silent wrong value and never with a hang.
+ * warp arriving, the waiting warp presumes it exited, says so in its own arrival word (an
+ * "absent" bit; each warp writes only its own word, with plain stores) and goes on with those
+ * 32 lanes inactive - AMD's semantics for exited lanes, and for lanes that branched elsewhere
+ * while this collective ran. That costs one wait per such wave and block; later collectives
+ * of the warp see its own bit and do not wait. A decision taken in the very instant the
+ * partner arrives is undone (both sides fence between their store and their load of the
+ * other's word, so at least one sees the other). If the presumed warp was in fact alive, its
+ * next collective finds the bit and traps with a message naming the block and the wave: the
+ * run fails loudly, never with a silent wrong value and never with a hang. Collectives whose
+ * sources all lie in the caller's own warp (segments of <= 32 lanes) do not use the barrier
+ * at all, so a 16-lane reduction under `if (threadIdx.y == 0)` never waits.
  *   Shared memory is not initialised at launch, so an arrival word carries a tag of its block
  *   and launch (%gridid, the launch's number in the context, and the linear block index) and a
  *   word with another tag reads as "no barrier passed yet". Word layout: bits 63..41 %gridid
- *   mod 2^23, 40..9 the block index mod 2^32, 8 the presumed-exited mark, 7..0 the count mod
+ *   mod 2^23, 40..9 the block index mod 2^32, 8 the absent bit, 7..0 the count mod
  *   256 (the two warps of a wave are never more than one barrier apart).
  *
  * Contract (what ported code must satisfy here; violations are undefined: wrong values or a
@@ -122,9 +126,12 @@ __device__ inline WavePos wave_pos() {
 /* ---- the wave barrier (see "Wave barrier" above) ---- */
 
 constexpr unsigned long long kArrivalCount = 0xffull;  // bits 7..0
-constexpr unsigned long long kArrivalAbsent = 0x100ull;  // bit 8
+constexpr unsigned long long kArrivalAbsent = 0x100ull;  // bit 8: "I go on without my partner"
 constexpr unsigned long long kArrivalTag = ~0x1ffull;  // bits 63..9
 constexpr unsigned long long kAbsentNs = 1000000ull * PORTER_HOC_ABSENT_MS;
+/* How long a late warp waits for its partner to withdraw an "absent" decision taken in the
+ * same instant (see arrive_and_wait): far longer than the few instructions that takes. */
+constexpr unsigned long long kGraceNs = 2000000ull;
 
 /* This block of this launch, in the tag bits of an arrival word. */
 __device__ inline unsigned long long arrival_tag() {
@@ -158,41 +165,75 @@ __device__ __noinline__ inline void presumed_exited_but_alive(const WavePos& p) 
   __trap();
 }
 
-/* One lane per warp: count this warp's arrival, then wait for the other warp's. Returns
- * whether the other warp took part (false once it is presumed exited); *count_out is this
- * warp's barrier count after the arrival (its low bit picks the scratch buffer). */
+__device__ inline void store_arrival(unsigned long long* w, unsigned long long v) {
+  *static_cast<volatile unsigned long long*>(w) = v;
+}
+
+/* How many barriers a word says its warp has passed in this block and launch (0 for a word
+ * of another block or launch: shared memory is not initialised). */
+__device__ inline unsigned long long count_of(unsigned long long w, unsigned long long tag) {
+  return (w & kArrivalTag) == tag ? (w & kArrivalCount) : 0ull;
+}
+/* Whether `count` has reached `target` (the two warps are at most one barrier apart). */
+__device__ inline bool reached(unsigned long long count, unsigned long long target) {
+  return static_cast<signed char>(static_cast<unsigned char>(count - target)) >= 0;
+}
+
+/* One lane per warp: publish this warp's arrival, then wait for the other warp's. Returns
+ * whether the other warp took part; *count_out is this warp's barrier count after the arrival
+ * (its low bit picks the scratch buffer).
+ *
+ * Each warp writes only its own word (a plain store, no atomic). A warp that has waited the
+ * bound for its partner sets the absent bit in ITS OWN word ("I go on without my partner")
+ * and from then on runs its collectives alone. The race between that decision and a late
+ * arrival is closed Dekker-style: each side stores, fences (membar.cta is sequentially
+ * consistent), then loads the other's word - at least one of the two sees the other. The one
+ * that gives up re-reads after its store: if the partner did arrive, it clears the bit and
+ * pairs. A partner that sees the bit waits a short grace for it to clear; if it stays set,
+ * the partner arrived after it was given up for exited, and traps with a message. */
 __device__ inline bool arrive_and_wait(const WavePos& p, unsigned* count_out) {
   WaveScratch& s = scratch();
   const unsigned long long tag = arrival_tag();
   unsigned long long* mine = &s.arrival[p.wave][p.half];
   unsigned long long* other = &s.arrival[p.wave][p.half ^ 1u];
-  unsigned long long seen = load_arrival(mine), target;
-  for (;;) {  // a CAS loop: the partner may be marking this word at the same time
-    const bool ours = (seen & kArrivalTag) == tag;
-    if (ours && (seen & kArrivalAbsent)) presumed_exited_but_alive(p);
-    target = ((ours ? seen & kArrivalCount : 0ull) + 1ull) & kArrivalCount;
-    const unsigned long long prev = atomicCAS(mine, seen, tag | target);
-    if (prev == seen) break;
-    seen = prev;
-  }
+  const unsigned long long seen = load_arrival(mine);
+  const unsigned long long target = (count_of(seen, tag) + 1ull) & kArrivalCount;
   *count_out = static_cast<unsigned>(target);
-  /* Spin on the partner's word: plain shared-memory reads first (the partner is usually a
-   * few hundred cycles away), the clock read and a back-off only every 64 reads. */
+  if ((seen & kArrivalTag) == tag && (seen & kArrivalAbsent)) {  // already going on alone
+    store_arrival(mine, tag | kArrivalAbsent | target);
+    return false;
+  }
+  __threadfence_block();  // this warp's slot writes before its arrival
+  store_arrival(mine, tag | target);
+  __threadfence_block();  // the arrival before the reads of the partner's word (Dekker)
   unsigned long long start = 0;
   unsigned sleep_ns = 0;
   for (unsigned spins = 0;; ++spins) {
-    const unsigned long long w = load_arrival(other);
-    const bool ours = (w & kArrivalTag) == tag;
-    if (ours && (w & kArrivalAbsent)) return false;
-    const unsigned long long count = ours ? w & kArrivalCount : 0ull;
-    // The partner is at most one barrier behind or ahead: compare modulo 256.
-    if (static_cast<signed char>(static_cast<unsigned char>(count - target)) >= 0) return true;
+    unsigned long long w = load_arrival(other);
+    if ((w & kArrivalTag) == tag && (w & kArrivalAbsent)) {
+      // The partner decided to go on without this warp. If it decided before seeing this
+      // arrival, it will see it on its re-read and clear the bit: wait a grace for that.
+      const unsigned long long t0 = globaltimer_ns();
+      while ((w & kArrivalAbsent) && (w & kArrivalTag) == tag && globaltimer_ns() - t0 < kGraceNs) w = load_arrival(other);
+      if ((w & kArrivalTag) == tag && (w & kArrivalAbsent)) presumed_exited_but_alive(p);
+      continue;
+    }
+    if (reached(count_of(w, tag), target)) {
+      __threadfence_block();  // the partner's slot writes before this warp's reads
+      return true;
+    }
     if ((spins & 63u) != 63u) continue;
     const unsigned long long now = globaltimer_ns();
     if (start == 0 || now < start) start = now;  // first look (or the driver set the timer back)
     if (now - start > kAbsentNs) {
-      if (atomicCAS(other, w, tag | kArrivalAbsent | count) == w) return false;
-      continue;  // it arrived (or moved) meanwhile: look again
+      store_arrival(mine, tag | kArrivalAbsent | target);
+      __threadfence_block();  // the decision before the re-read (Dekker)
+      if (reached(count_of(load_arrival(other), tag), target)) {  // it arrived meanwhile: pair
+        store_arrival(mine, tag | target);
+        __threadfence_block();
+        return true;
+      }
+      return false;
     }
     if (sleep_ns) __nanosleep(sleep_ns);
     sleep_ns = sleep_ns == 0 ? 32 : (sleep_ns < 1024 ? sleep_ns * 2 : sleep_ns);
@@ -210,14 +251,12 @@ __device__ inline bool wave_barrier(const WavePos& p, unsigned live_mine, unsign
   const unsigned leader = __ffs(live_mine) - 1;
   unsigned packed = 0;
   if (p.lane % 32 == leader) {
-    __threadfence_block();  // this warp's slot writes before its arrival
     unsigned c = 0;
     const bool partner = arrive_and_wait(p, &c);
-    __threadfence_block();  // the partner's slot writes before this warp's reads
     packed = (c << 1) | (partner ? 1u : 0u);
   }
   packed = porter_hoc_cuda_shfl_sync(live_mine, packed, leader);
-  porter_hoc_cuda_syncwarp(live_mine);
+  porter_hoc_cuda_syncwarp(live_mine);  // orders the leader's acquire before the lanes' reads
   *count = packed >> 1;
   return packed & 1u;
 }
