@@ -13,9 +13,11 @@
  * honest outcome.
  *
  * Include order matters: every CUDA header that mentions warpSize or declares the warp
- * intrinsics (__shfl_sync, __ballot_sync, ...) is included here, *before* porter_hoc/aliases.h
- * renames those identifiers. A CUDA header included after <hip/hip_runtime.h> would see the
- * renames; HIP ports do not include CUDA headers, so this is documented, not handled.
+ * intrinsics is included here, while nvcc.opts' renames (CUDA's __shfl_sync -> 
+ * porter_hoc_cuda_shfl_sync, ...) are in force; porter_hoc/cuda_names_off.h then ends them, so
+ * that HIP's names can be declared (porter_hoc/hip_names.h). A CUDA header included after
+ * <hip/hip_runtime.h> must be bracketed by porter_hoc/cuda_begin.h and porter_hoc/cuda_end.h
+ * (the library headers of this directory do so).
  */
 #pragma once
 
