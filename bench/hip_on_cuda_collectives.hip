@@ -65,6 +65,14 @@ __global__ void matrix(float* out, int iters) {
 #endif
 }
 
+// A full-width (64-lane) collective under a branch that leaves the wave's other warp out (a
+// wave32 idiom, legal on AMD: lanes 32-63 are inactive): the documented bounded wait remains.
+__global__ void divergent64(float* out) {
+  float x = threadIdx.x;
+  if (threadIdx.x < 32) x += __shfl_down(x, 1u);
+  out[blockIdx.x * 64 + threadIdx.x] = x;
+}
+
 template <class F>
 float time_ms(F launch) {
   hipEvent_t a, b;
@@ -90,6 +98,7 @@ int main() {
   printf("shfl_down_full %.4f\n", time_ms([&] { loop<2><<<132, 256>>>(out, iters); }));
   printf("ballot %.4f\n", time_ms([&] { loop<3><<<132, 256>>>(out, iters); }));
   printf("divergent16_1024blocks %.4f\n", time_ms([&] { divergent16<<<1024, dim3(16, 16)>>>(out); }));
+  printf("divergent64_132blocks %.4f\n", time_ms([&] { divergent64<<<132, 64>>>(out); }));
   printf("mfma32x32x16_x256_512threads %.4f\n", time_ms([&] { matrix<<<132, 512>>>(out, 256); }));
   printf("launch_512 %s\n", hipGetErrorString(hipGetLastError()));
   hipError_t e = hipDeviceSynchronize();

@@ -48,6 +48,7 @@ class Program:
     sources: list[str]
     libs: list[str]
     skip: str = ""
+    note: str = ""  # why it is expected to fail emulated (an explained failure)
 
     @property
     def name(self) -> str:
@@ -74,13 +75,16 @@ def read_list(path: Path = LIST) -> list[Program]:
         line = raw.split("#", 1)[0].rstrip() if raw.lstrip().startswith("#") else raw.rstrip()
         if not line.strip():
             continue
-        skip = ""
+        skip = note = ""
+        if "note:" in line:
+            line, note = line.split("note:", 1)
+            note = note.strip()
         if "skip:" in line:
             line, skip = line.split("skip:", 1)
             skip = skip.strip()
         cols = line.split()
         libs = [] if cols[2] == "-" else cols[2].split(",")
-        programs.append(Program(cols[0], cols[1].split(","), libs, skip))
+        programs.append(Program(cols[0], cols[1].split(","), libs, skip, note))
     return programs
 
 
@@ -227,6 +231,96 @@ def summarize(results: list[Outcome]) -> dict:
     }
 
 
+def render_report(data: dict, collectives: dict[str, dict[str, float]] | None, command: str, date: str) -> str:
+    """Markdown for docs/evidence from a `run` result (and the collectives bench, if given)."""
+    summ = data["summary"]
+    by = {(r["program"], r["mode"]): r for r in data["results"]}
+    progs = sorted({r["program"] for r in data["results"]})
+    lines = [
+        f"# hip-on-cuda control set on the H200 ({date})",
+        "",
+        "Known-correct, self-checking HIP programs porter did not write (ROCm/rocm-examples, the list in",
+        "bench/hip_on_cuda_control.txt), each built with nvcc twice - `emulated` (shims/hip_on_cuda, gfx950",
+        "wave64 emulation, as porter's hip-on-cuda executor runs ports) and `native` (the same headers with",
+        "-DPORTER_HOC_PLATFORM_NVIDIA: HIP's NVIDIA-platform semantics, 32-lane warps; HIP 5.2's own",
+        "hip/nvidia_detail headers do not build with CUDA 13) - and run; exit status 0 is the program's",
+        "self-check passing.",
+        "",
+        "Command:",
+        "",
+        "    " + command,
+        "",
+        f"**Pass share: {summ['emulated_passed_of_native_passed']} of the {summ['native_passed']} programs that build "
+        f"and pass natively also pass emulated = {summ['pass_share']}** (goal >= 0.95).",
+        "",
+        "| program | native | emulated | native s | emulated s | emulated / native |",
+        "|---|---|---|---|---|---|",
+    ]
+
+    def state(r: dict | None) -> str:
+        if r is None:
+            return "-"
+        if not r["built"]:
+            return "not built"
+        return "PASS" if r["passed"] else f"FAIL (exit {r['exit_code']})"
+
+    for p in progs:
+        n, e = by.get((p, "native")), by.get((p, "emulated"))
+        ns = f"{n['run_s']:.2f}" if n and n.get("run_s") is not None else "-"
+        es = f"{e['run_s']:.2f}" if e and e.get("run_s") is not None else "-"
+        ratio = summ["time_ratio_emulated_over_native"].get(p, "-")
+        lines.append(f"| {p} | {state(n)} | {state(e)} | {ns} | {es} | {ratio} |")
+    notes = {p.path: p.note for p in read_list()}
+    lines += ["", "## Emulated failures of programs that pass natively, explained", ""]
+    for p in summ["emulated_failures_where_native_passed"]:
+        e = by.get((p, "emulated"))
+        what = (e["build_error"].splitlines()[0][:200] if e and not e["built"] and e["build_error"]
+                else " / ".join(e["output_tail"][-2:]) if e else "")
+        lines.append(f"- {p}: {state(e)}: `{what}`. {notes.get(p) or 'NOT EXPLAINED'}")
+    if not summ["emulated_failures_where_native_passed"]:
+        lines.append("- none")
+    lines += ["", "Not built either way or skipped (listed so that the whole set stays visible):", ""]
+    for p in progs:
+        n, e = by.get((p, "native")), by.get((p, "emulated"))
+        if n and not n["built"]:
+            lines.append(f"- {p}: not built natively: `{n['build_error'].splitlines()[0][:160] if n['build_error'] else ''}`")
+        elif e and not e["built"]:
+            lines.append(f"- {p}: not built emulated: `{e['build_error'].splitlines()[0][:160] if e['build_error'] else ''}`")
+    for s in data.get("skipped", []):
+        lines.append(f"- {s['program']}: skipped: {s['reason']}")
+    if collectives:
+        lines += ["", "## Collectives and MFMA (bench/hip_on_cuda_collectives.hip, ms per launch, mean of 5)", "",
+                  "| case | emulated | native | emulated / native |", "|---|---|---|---|"]
+        emu, nat = collectives.get("emulated", {}), collectives.get("native", {})
+        for k in emu:
+            if k in nat and nat[k]:
+                lines.append(f"| {k} | {emu[k]:.4f} | {nat[k]:.4f} | {emu[k] / nat[k]:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def read_collectives(path: Path) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for line in path.read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 2:
+            try:
+                out[parts[0]] = float(parts[1])
+            except ValueError:
+                pass
+    return out
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    data = json.loads(Path(args.results).read_text())
+    coll = None
+    if args.collectives:
+        d = Path(args.collectives)
+        coll = {m: read_collectives(d / f"collectives_{m}.txt") for m in ("emulated", "native")
+                if (d / f"collectives_{m}.txt").is_file()}
+    Path(args.out).write_text(render_report(data, coll, args.command, args.date))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -244,8 +338,14 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--bin", required=True)
     r.add_argument("--out", required=True)
     r.add_argument("--timeout", type=float, default=60)
+    rep = sub.add_parser("report", help="markdown for docs/evidence from a run's results")
+    rep.add_argument("--results", required=True)
+    rep.add_argument("--collectives", help="folder with collectives_{emulated,native}.txt")
+    rep.add_argument("--command", required=True)
+    rep.add_argument("--date", required=True)
+    rep.add_argument("--out", required=True)
     args = ap.parse_args(argv)
-    return cmd_build(args) if args.cmd == "build" else cmd_run(args)
+    return {"build": cmd_build, "run": cmd_run, "report": cmd_report}[args.cmd](args)
 
 
 if __name__ == "__main__":
