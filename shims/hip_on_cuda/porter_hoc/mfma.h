@@ -29,11 +29,10 @@
  * (e/4)*8, column l%32); AMD lab notes "AMD matrix cores" (ROCm blogs) for the 16x16x16 and
  * 32x32x8 layouts. Ground truth remains the MI350X itself: run the mfma fixture on one.
  *
- * Emulation: the lanes stage their A and B registers in shared memory (16 KiB for up to 8
- * waves: blocks of at most 512 threads may call the builtins), two wave barriers per
- * instruction, and every lane computes its own D elements from the staged operands: products
- * of bf16/f16 values are exact in fp32 and are summed with fp32 fma starting from C, in a fixed
- * order (by lane group, then k).
+ * Emulation: the lanes publish their A and B registers through the wave scratch one register
+ * at a time (A[r] and B[r] in one 32-bit slot), and every lane computes its own D elements
+ * from what it reads: products of bf16/f16 values are exact in fp32 and are summed with fp32
+ * fma starting from C, in a fixed order (by register, then lane group).
  * The hardware's internal summation order is not documented, so results can differ from
  * an MI350X in the last bits: compare with a tolerance.
  *
@@ -103,76 +102,37 @@ __device__ inline void check_modifiers(const char* name, int cbsz, int abid, int
   }
 }
 
-/* Operand staging of the MFMA emulation: every lane's A and B registers, per wave. A block
- * of at most kMfmaWaves waves (512 threads, the largest block porter's MFMA kernels use) can
- * call the MFMA builtins; 16 KiB of static shared memory in kernels that do. */
-constexpr unsigned kMfmaWaves = 8;
-struct MfmaScratch {
-  unsigned short a[kMfmaWaves][kWaveLanes][8];
-  unsigned short b[kMfmaWaves][kWaveLanes][8];
-};
-__device__ inline MfmaScratch& mfma_scratch() {
-  __shared__ MfmaScratch s;
-  return s;
-}
-
-__device__ __noinline__ inline void mfma_block_too_large(unsigned wave) {
-  printf("porter hip_on_cuda: block (%u,%u,%u) wave %u called an MFMA builtin: the emulation "
-         "stages operands for blocks of at most %u threads (porter_hoc/mfma.h, kMfmaWaves)\n",
-         blockIdx.x, blockIdx.y, blockIdx.z, wave, kMfmaWaves * kWaveLanes);
-  __trap();
-}
-
-/* D = A x B + C over the wave, M x M output, KPL operand elements per lane (see above).
- * Every lane stores its KPL A and B elements in the wave's staging area; one wave barrier (a
- * WaveCall, which also gives the live lanes); every lane computes its D elements from the
- * staging area; a second barrier before the area can be written again. Inactive lanes
- * contribute zero operands. The loops stay rolled so that a 512-thread block fits the
- * register file. */
+/* D = A x B + C over the wave, M x M output, KPL operand elements per lane (see above). */
 template <int M, int KPL, class T, int NACC>
 __device__ inline vec<float, NACC> mfma(const vec<T, KPL>& a, const vec<T, KPL>& b,
                                         const vec<float, NACC>& c) {
   constexpr int G = 64 / M;  // lane groups along k
-  constexpr int K = KPL * G;
   static_assert(M * M == 64 * NACC, "accumulator size must be M*M/64 per lane");
-  static_assert(KPL % 2 == 0 && KPL <= 8, "operands are read two elements at a time");
-  const WavePos p = wave_pos();
-  if (p.wave >= kMfmaWaves) mfma_block_too_large(p.wave);
-  MfmaScratch& ms = mfma_scratch();
-#pragma unroll
-  for (int r = 0; r < KPL; ++r) {
-    ms.a[p.wave][p.lane][r] = elem_bits(a[r]);
-    ms.b[p.wave][p.lane][r] = elem_bits(b[r]);
-  }
-  WaveCall call;
-  call.publish(0u);  // the barrier: every live lane's operands are visible after it
-  const unsigned long long live = call.live();
-  const unsigned l = p.lane;
-  const int col = static_cast<int>(l % M);
+  const unsigned l = lane_id();
   vec<float, NACC> d = c;
+  // One exchange per operand register r: lane slot = A[r] | B[r] << 16. The loops are kept
+  // rolled so that a 512-thread block still fits the register file (the operands of the
+  // other lanes are read from the scratch as they are used, never held).
 #pragma unroll 1
-  for (int e = 0; e < NACC; ++e) {
-    const int row = 4 * G * (e / 4) + 4 * static_cast<int>(l / M) + e % 4;
-    float acc = d[e];
+  for (int r = 0; r < KPL; ++r) {
+    WaveCall call;
+    call.publish(static_cast<unsigned>(elem_bits(a[r])) | static_cast<unsigned>(elem_bits(b[r])) << 16);
+    const int col = static_cast<int>(l % M);
 #pragma unroll 1
-    for (int g = 0; g < G; ++g) {  // k = g * KPL + r
-      const int la = row + M * g, lb = col + M * g;
-      if (!((live >> la) & 1ull) || !((live >> lb) & 1ull)) continue;
-      const unsigned* pa = reinterpret_cast<const unsigned*>(ms.a[p.wave][la]);
-      const unsigned* pb = reinterpret_cast<const unsigned*>(ms.b[p.wave][lb]);
+    for (int e = 0; e < NACC; ++e) {
+      const int row = 4 * G * (e / 4) + 4 * static_cast<int>(l / M) + e % 4;
+      float acc = d[e];
 #pragma unroll
-      for (int r2 = 0; r2 < KPL / 2; ++r2) {
-        const unsigned av = pa[r2], bv = pb[r2];
-        acc = fmaf(bits_to_float<T>::get(static_cast<unsigned short>(av)),
-                   bits_to_float<T>::get(static_cast<unsigned short>(bv)), acc);
-        acc = fmaf(bits_to_float<T>::get(static_cast<unsigned short>(av >> 16)),
-                   bits_to_float<T>::get(static_cast<unsigned short>(bv >> 16)), acc);
+      for (int g = 0; g < G; ++g) {  // k = g * KPL + r
+        const unsigned from_a = call.value_of(row + M * g);  // holds A[row][k] in bits 0-15
+        const unsigned from_b = call.value_of(col + M * g);  // holds B[k][col] in bits 16-31
+        acc = fmaf(bits_to_float<T>::get(static_cast<unsigned short>(from_a)),
+                   bits_to_float<T>::get(static_cast<unsigned short>(from_b >> 16)), acc);
       }
+      d[e] = acc;
     }
-    d[e] = acc;
+    call.finish();
   }
-  (void)K;
-  wave_sync();  // nobody stages the next MFMA's operands before every lane has read these
   return d;
 }
 

@@ -28,23 +28,22 @@
  * counts the barriers it has passed in its arrival word, and waits for the other warp's count
  * to reach its own. Nothing on an NVIDIA GPU tells a warp that another warp has exited, so the
  * wait is bounded: after PORTER_HOC_ABSENT_MS (default 100) of %globaltimer without the other
- * warp arriving, the waiting warp presumes it exited, marks it so in the other warp's arrival
- * word (an "absent" bit, set by compare-and-swap: it fails if the other warp arrived
- * meanwhile, and an arriving warp counts its arrival with an atomic add that returns the bit
- * if it lost) and goes on with those 32 lanes inactive - AMD's semantics for exited lanes, and
- * for lanes that branched elsewhere while this collective ran. That costs one wait per such
- * wave and block; later collectives see the bit and do not wait. If the presumed warp was in
- * fact alive, its next collective finds the bit and traps with a message naming the block and
- * the wave: the run fails loudly, never with a silent wrong value and never with a hang.
- * Collectives whose sources all lie in the caller's own warp (segments of <= 32 lanes, lane
- * masks < 32) do not use the barrier at all, so a 16-lane reduction under
- * `if (threadIdx.y == 0)` never waits.
- *   Cost of one barrier: one shared-memory atomic add (release) by a leader lane, and acquire
- * loads of the partner's word until it has arrived.
+ * warp arriving, the waiting warp presumes it exited, says so in its own arrival word (an
+ * "absent" bit; each warp writes only its own word, with plain stores) and goes on with those
+ * 32 lanes inactive - AMD's semantics for exited lanes, and for lanes that branched elsewhere
+ * while this collective ran. That costs one wait per such wave and block; later collectives
+ * of the warp see its own bit and do not wait. A decision taken in the very instant the
+ * partner arrives is undone (both sides fence between their store and their load of the
+ * other's word, so at least one sees the other). If the presumed warp was in fact alive, its
+ * next collective finds the bit and traps with a message naming the block and the wave: the
+ * run fails loudly, never with a silent wrong value and never with a hang. Collectives whose
+ * sources all lie in the caller's own warp (segments of <= 32 lanes) do not use the barrier
+ * at all, so a 16-lane reduction under `if (threadIdx.y == 0)` never waits.
  *   Shared memory is not initialised at launch, so an arrival word carries a tag of its block
  *   and launch (%gridid, the launch's number in the context, and the linear block index) and a
- *   word with another tag reads as "no barrier passed yet". Word layout: bits 63..32 the tag
- *   ((%gridid << 24) ^ block index, mod 2^32), 31 the absent bit, 30..0 the count.
+ *   word with another tag reads as "no barrier passed yet". Word layout: bits 63..41 %gridid
+ *   mod 2^23, 40..9 the block index mod 2^32, 8 the absent bit, 7..0 the count mod
+ *   256 (the two warps of a wave are never more than one barrier apart).
  *
  * Contract (what ported code must satisfy here; violations are undefined: wrong values or a
  * trap with a message)
@@ -126,18 +125,22 @@ __device__ inline WavePos wave_pos() {
 
 /* ---- the wave barrier (see "Wave barrier" above) ---- */
 
-constexpr unsigned long long kArrivalCount = 0x7fffffffull;     // bits 30..0: barriers passed
-constexpr unsigned long long kArrivalAbsent = 0x80000000ull;    // bit 31: presumed exited by the partner
-constexpr unsigned long long kArrivalTag = 0xffffffff00000000ull;  // bits 63..32: block and launch
+constexpr unsigned long long kArrivalCount = 0xffull;  // bits 7..0
+constexpr unsigned long long kArrivalAbsent = 0x100ull;  // bit 8: "I go on without my partner"
+constexpr unsigned long long kArrivalTag = ~0x1ffull;  // bits 63..9
 constexpr unsigned long long kAbsentNs = 1000000ull * PORTER_HOC_ABSENT_MS;
+/* How long a late warp waits for its partner to withdraw an "absent" decision taken in the
+ * same instant (see arrive_and_wait): far longer than the few instructions that takes. */
+constexpr unsigned long long kGraceNs = 2000000ull;
 
-/* This block of this launch, in the tag bits of an arrival word: %gridid (the launch's number
- * in the context) in the top byte, the linear block index below, mod 2^32. */
+/* This block of this launch, in the tag bits of an arrival word. */
 __device__ inline unsigned long long arrival_tag() {
   unsigned long long grid;
   asm("mov.u64 %0, %%gridid;" : "=l"(grid));
-  const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-  return static_cast<unsigned long long>(static_cast<unsigned>(grid << 24) ^ block) << 32;
+  const unsigned long long block =
+      blockIdx.x + static_cast<unsigned long long>(gridDim.x) *
+                       (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
+  return ((grid << 32) | (block & 0xffffffffull)) << 9;
 }
 
 __device__ inline unsigned long long globaltimer_ns() {
@@ -146,26 +149,8 @@ __device__ inline unsigned long long globaltimer_ns() {
   return t;
 }
 
-/* Shared-memory accesses of the arrival words with the orderings the protocol needs. */
-__device__ inline unsigned long long load_acquire(const unsigned long long* w) {
-  unsigned long long v;
-  asm volatile("ld.acquire.cta.shared.u64 %0, [%1];"
-               : "=l"(v)
-               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(w)))
-               : "memory");
-  return v;
-}
-__device__ inline unsigned long long load_relaxed(const unsigned long long* w) {
+__device__ inline unsigned long long load_arrival(const unsigned long long* w) {
   return *static_cast<const volatile unsigned long long*>(w);
-}
-/* Adds 1 to the arrival count, releasing this warp's slot writes; returns the old word. */
-__device__ inline unsigned long long add_release(unsigned long long* w) {
-  unsigned long long old;
-  asm volatile("atom.release.cta.shared.add.u64 %0, [%1], 1;"
-               : "=l"(old)
-               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(w)))
-               : "memory");
-  return old;
 }
 
 /* The calling warp was presumed exited by its partner, but is running: say so and stop. */
@@ -180,77 +165,100 @@ __device__ __noinline__ inline void presumed_exited_but_alive(const WavePos& p) 
   __trap();
 }
 
-/* This warp's count of barriers passed in this block and launch (0 before the first). */
-__device__ inline unsigned own_count(const WavePos& p, unsigned long long tag) {
-  const unsigned long long w = load_relaxed(&scratch().arrival[p.wave][p.half]);
-  return (w & kArrivalTag) == tag ? static_cast<unsigned>(w & kArrivalCount) : 0u;
+__device__ inline void store_arrival(unsigned long long* w, unsigned long long v) {
+  *static_cast<volatile unsigned long long*>(w) = v;
 }
 
-/* The leader's arrival: count it (releasing this warp's slot writes), or trap when the partner
- * has already presumed this warp exited. The first arrival of a block finds a word of another
- * block or launch (shared memory is not initialised) and sets it with a compare-and-swap. */
-__device__ inline void arrive(const WavePos& p, unsigned long long tag) {
-  unsigned long long* mine = &scratch().arrival[p.wave][p.half];
-  unsigned long long seen = load_relaxed(mine);
-  if ((seen & kArrivalTag) == tag) {
-    const unsigned long long old = add_release(mine);
-    if (old & kArrivalAbsent) presumed_exited_but_alive(p);
-    return;
-  }
-  __threadfence_block();  // slot writes before the arrival (the CAS below is relaxed)
-  for (;;) {
-    const bool ours = (seen & kArrivalTag) == tag;
-    if (ours && (seen & kArrivalAbsent)) presumed_exited_but_alive(p);
-    const unsigned long long next = tag | ((ours ? seen & kArrivalCount : 0ull) + 1ull);
-    const unsigned long long prev = atomicCAS(mine, seen, next);
-    if (prev == seen) return;
-    seen = prev;
-  }
+/* How many barriers a word says its warp has passed in this block and launch (0 for a word
+ * of another block or launch: shared memory is not initialised). */
+__device__ inline unsigned long long count_of(unsigned long long w, unsigned long long tag) {
+  return (w & kArrivalTag) == tag ? (w & kArrivalCount) : 0ull;
+}
+/* Whether `count` has reached `target` (the two warps are at most one barrier apart). */
+__device__ inline bool reached(unsigned long long count, unsigned long long target) {
+  return static_cast<signed char>(static_cast<unsigned char>(count - target)) >= 0;
 }
 
-/* Synchronise the (one or two) warps of the caller's wave and order their shared-memory
- * accesses. `live_mine`: the live lanes of the calling warp, all of which call this; `target`:
- * this warp's barrier count after this barrier (own_count + 1). Returns whether the other warp
- * of the wave took part.
+/* One lane per warp: publish this warp's arrival, then wait for the other warp's. Returns
+ * whether the other warp took part; *count_out is this warp's barrier count after the arrival
+ * (its low bit picks the scratch buffer).
  *
- * The leader lane counts the arrival with one atomic add (release); then every lane spins on
- * the partner's word with acquire loads until the partner's count reaches the target (it
- * arrived: its slot writes are visible) or the partner's word carries the absent bit. Only
- * the leader watches the clock: after PORTER_HOC_ABSENT_MS it sets the absent bit in the
- * partner's word with a compare-and-swap, which fails if the partner arrived meanwhile - so
- * an arrival and the presumption cannot both win (an arriving partner adds to its word
- * atomically and sees the bit if it lost). */
-__device__ inline bool wave_barrier(const WavePos& p, unsigned live_mine, unsigned long long tag, unsigned target) {
-  porter_hoc_cuda_syncwarp(live_mine);  // every lane's slot writes before the leader's release
-  if (p.nwarps == 1) return false;
-  const bool leader = p.lane % 32 == static_cast<unsigned>(__ffs(live_mine) - 1);
-  if (leader) arrive(p, tag);
-  unsigned long long* other = &scratch().arrival[p.wave][p.half ^ 1u];
+ * Each warp writes only its own word (a plain store, no atomic). A warp that has waited the
+ * bound for its partner sets the absent bit in ITS OWN word ("I go on without my partner")
+ * and from then on runs its collectives alone. The race between that decision and a late
+ * arrival is closed Dekker-style: each side stores, fences (membar.cta is sequentially
+ * consistent), then loads the other's word - at least one of the two sees the other. The one
+ * that gives up re-reads after its store: if the partner did arrive, it clears the bit and
+ * pairs. A partner that sees the bit waits a short grace for it to clear; if it stays set,
+ * the partner arrived after it was given up for exited, and traps with a message. */
+__device__ inline bool arrive_and_wait(const WavePos& p, unsigned* count_out) {
+  WaveScratch& s = scratch();
+  const unsigned long long tag = arrival_tag();
+  unsigned long long* mine = &s.arrival[p.wave][p.half];
+  unsigned long long* other = &s.arrival[p.wave][p.half ^ 1u];
+  const unsigned long long seen = load_arrival(mine);
+  const unsigned long long target = (count_of(seen, tag) + 1ull) & kArrivalCount;
+  *count_out = static_cast<unsigned>(target);
+  if ((seen & kArrivalTag) == tag && (seen & kArrivalAbsent)) {  // already going on alone
+    store_arrival(mine, tag | kArrivalAbsent | target);
+    return false;
+  }
+  __threadfence_block();  // this warp's slot writes before its arrival
+  store_arrival(mine, tag | target);
+  __threadfence_block();  // the arrival before the reads of the partner's word (Dekker)
   unsigned long long start = 0;
   unsigned sleep_ns = 0;
   for (unsigned spins = 0;; ++spins) {
-    const unsigned long long w = load_acquire(other);
-    const bool ours = (w & kArrivalTag) == tag;
-    const bool absent = ours && (w & kArrivalAbsent);
-    if (absent || (ours && (w & kArrivalCount) >= target)) {
-      // A lane leaves only once its own leader's arrival is visible to it too: else it could
-      // reach the next collective, read the old count and write the buffer still being read.
-      if (own_count(p, tag) >= target) return !absent;
+    unsigned long long w = load_arrival(other);
+    if ((w & kArrivalTag) == tag && (w & kArrivalAbsent)) {
+      // The partner decided to go on without this warp. If it decided before seeing this
+      // arrival, it will see it on its re-read and clear the bit: wait a grace for that.
+      const unsigned long long t0 = globaltimer_ns();
+      while ((w & kArrivalAbsent) && (w & kArrivalTag) == tag && globaltimer_ns() - t0 < kGraceNs) w = load_arrival(other);
+      if ((w & kArrivalTag) == tag && (w & kArrivalAbsent)) presumed_exited_but_alive(p);
       continue;
     }
+    if (reached(count_of(w, tag), target)) {
+      __threadfence_block();  // the partner's slot writes before this warp's reads
+      return true;
+    }
     if ((spins & 63u) != 63u) continue;
-    if (leader) {
-      const unsigned long long now = globaltimer_ns();
-      if (start == 0 || now < start) start = now;  // first look (or the driver set the timer back)
-      if (now - start > kAbsentNs) {
-        const unsigned long long mark = tag | kArrivalAbsent | (ours ? w & kArrivalCount : 0ull);
-        atomicCAS(other, w, mark);  // fails if the partner arrived meanwhile: look again
-        continue;
+    const unsigned long long now = globaltimer_ns();
+    if (start == 0 || now < start) start = now;  // first look (or the driver set the timer back)
+    if (now - start > kAbsentNs) {
+      store_arrival(mine, tag | kArrivalAbsent | target);
+      __threadfence_block();  // the decision before the re-read (Dekker)
+      if (reached(count_of(load_arrival(other), tag), target)) {  // it arrived meanwhile: pair
+        store_arrival(mine, tag | target);
+        __threadfence_block();
+        return true;
       }
+      return false;
     }
     if (sleep_ns) __nanosleep(sleep_ns);
     sleep_ns = sleep_ns == 0 ? 32 : (sleep_ns < 1024 ? sleep_ns * 2 : sleep_ns);
   }
+}
+
+/* Synchronise the (one or two) warps of the caller's wave and order their shared-memory
+ * accesses. `live_mine`: the live lanes of the calling warp, all of which call this. Returns
+ * whether the other warp of the wave took part; *count is the barrier count of this warp
+ * after it (0 for a one-warp wave, which needs no count). */
+__device__ inline bool wave_barrier(const WavePos& p, unsigned live_mine, unsigned* count) {
+  porter_hoc_cuda_syncwarp(live_mine);
+  *count = 0;
+  if (p.nwarps == 1) return false;
+  const unsigned leader = __ffs(live_mine) - 1;
+  unsigned packed = 0;
+  if (p.lane % 32 == leader) {
+    unsigned c = 0;
+    const bool partner = arrive_and_wait(p, &c);
+    packed = (c << 1) | (partner ? 1u : 0u);
+  }
+  packed = porter_hoc_cuda_shfl_sync(live_mine, packed, leader);
+  porter_hoc_cuda_syncwarp(live_mine);  // orders the leader's acquire before the lanes' reads
+  *count = packed >> 1;
+  return packed & 1u;
 }
 
 /* The lanes of the calling warp that execute this collective: CUDA's active mask (the lanes
@@ -276,17 +284,17 @@ class WaveCall {
    * lane of the warp), then waits for the whole wave. */
   __device__ void publish(unsigned value, unsigned warp_word = 0) {
     WaveScratch& s = scratch();
-    const unsigned long long tag = arrival_tag();
-    // The barrier count this call reaches; its parity picks the buffer. A one-warp wave always
-    // uses buffer 0 (it has no partner, and __syncwarp orders its own accesses).
-    const unsigned target = p_.nwarps == 1 ? 0u : own_count(p_, tag) + 1u;
-    buf_ = target & 1u;
-    s.slot[buf_][p_.wave][p_.lane] = value;
-    if (p_.lane % 32 == static_cast<unsigned>(__ffs(live_mine_) - 1)) {  // the warp's lowest live lane
-      s.word[buf_][p_.wave][p_.half] = warp_word;
-      s.live[buf_][p_.wave][p_.half] = live_mine_;
+    // The buffer of the next barrier: this warp's count + 1. A one-warp wave always uses 0
+    // (it has no partner, and __syncwarp orders its own accesses).
+    const unsigned buf = p_.nwarps == 1 ? 0u : (own_count() + 1u) & 1u;
+    s.slot[buf][p_.wave][p_.lane] = value;
+    if (p_.lane % 32 == __ffs(live_mine_) - 1) {  // the warp's lowest live lane
+      s.word[buf][p_.wave][p_.half] = warp_word;
+      s.live[buf][p_.wave][p_.half] = live_mine_;
     }
-    partner_ = wave_barrier(p_, live_mine_, tag, target);
+    unsigned count = 0;
+    partner_ = wave_barrier(p_, live_mine_, &count);
+    buf_ = p_.nwarps == 1 ? 0u : count & 1u;
     live64_ = half_word(s.live[buf_], 0) | (static_cast<unsigned long long>(half_word(s.live[buf_], 1)) << 32);
     words64_ = half_word(s.word[buf_], 0) | (static_cast<unsigned long long>(half_word(s.word[buf_], 1)) << 32);
   }
@@ -306,6 +314,13 @@ class WaveCall {
   __device__ void finish() {}
 
  private:
+  /* This warp's barrier count so far (the low byte of its arrival word, 0 before the first
+   * barrier of this block and launch). Read by every lane: only this warp's leader writes it,
+   * and it did so before the last __syncwarp. */
+  __device__ unsigned own_count() const {
+    const unsigned long long w = load_arrival(&scratch().arrival[p_.wave][p_.half]);
+    return (w & kArrivalTag) == arrival_tag() ? static_cast<unsigned>(w & kArrivalCount) : 0u;
+  }
   /* A half's word: this warp's own, the partner's when it took part, else 0 (absent, or no
    * second half in a one-warp wave). */
   __device__ unsigned half_word(const unsigned (&arr)[kMaxWaves][2], unsigned h) const {
@@ -563,8 +578,8 @@ __device__ inline unsigned long long match_all_sync(MaskT mask, T value, int* pr
  * if any, is accepted and ignored: the contract makes every live lane take part. */
 __device__ inline void wave_sync() {
   const WavePos p = wave_pos();
-  const unsigned long long tag = arrival_tag();
-  wave_barrier(p, live_lanes_of_warp(p), tag, p.nwarps == 1 ? 0u : own_count(p, tag) + 1u);
+  unsigned count = 0;
+  wave_barrier(p, live_lanes_of_warp(p), &count);
 }
 template <class MaskT>
 __device__ inline void wave_sync(MaskT) { wave_sync(); }
