@@ -70,6 +70,30 @@ class ModelParams(BaseModel):
     iteration_overhead_clk: Sourced  # per K-iteration of a workgroup: loop, barriers, waits
 
 
+class Node(BaseModel):
+    """What a training step sees beyond one kernel: the node's GPU links and sustained HBM streaming.
+
+    `switched` is 1 where a switch gives every pair of GPUs the full link rate (NVSwitch) and 0 for
+    a point-to-point mesh with one link per peer (AMD's OAM platforms), where a GPU that talks to
+    k peers has only k links' bandwidth. Read by porter.codesign.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    links: Sourced
+    link_gbs: Sourced  # per link, both directions together, as datasheets state it
+    gpus_per_node: Sourced
+    switched: Sourced
+    collective_efficiency: Sourced  # share of the per-direction link rate a large collective reaches
+    collective_latency_us: Sourced
+    hbm_efficiency: Sourced  # share of hbm_tbps a streaming kernel sustains
+    gather_efficiency: Sourced  # share of hbm_tbps random row gathers and scatters (embedding lookups) sustain
+
+    def bandwidth_bps(self, peers: int) -> float:
+        """Bytes per second one GPU can send to `peers` others at once, one direction, after efficiency."""
+        links = self.links.value if self.switched.value else min(self.links.value, peers)
+        return links * self.link_gbs.value / 2 * 1e9 * self.collective_efficiency.value
+
+
 class Device(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     name: str
@@ -78,6 +102,7 @@ class Device(BaseModel):
     spec: Spec
     matrix_tflops: dict[str, Sourced] = Field(description="dense matrix-unit peak per dtype; fp32 is the vector rate")
     model: ModelParams
+    node: Node
 
     # Plain numbers the model's arithmetic uses; the Sourced fields stay the record.
     @property
@@ -115,7 +140,7 @@ class Device(BaseModel):
     def rows(self) -> list[tuple[str, str, str]]:
         """(field, value, source) for every number, in file order: what `porter hw NAME` prints."""
         out = []
-        for group in (self.spec, self.model):
+        for group in (self.spec, self.model, self.node):
             for name, v in group:
                 out.append((name, _fmt(v.value), v.source))
         out.extend((f"matrix_tflops.{k}", _fmt(v.value), v.source) for k, v in self.matrix_tflops.items())
