@@ -196,18 +196,27 @@ class BuildResult(Frozen):
 UnitVerdict = Literal["compiled", "failed", "not-checked"]
 
 
+# How a kernel run from its spec ended (porter.verify.project, porter.verify.triton_units).
+KernelStatus = Literal["pass", "mismatch", "port-build-failed", "port-run-failed", "baseline-failed",
+                       "not-checked", "not-exercised"]
+# How a project's own check ended, run on the original and the port (porter.verify.checks).
+CheckStatus = Literal["pass", "mismatch", "port-build-failed", "port-failed", "timeout", "nothing-comparable",
+                      "original-build-failed", "original-failed", "compiled-only", "not-checked"]
+Timing = Literal["faster", "slower", "equal"]
+
+
 class KernelCheck(Frozen):
-    """One kernel run from its spec: the port's outputs against the original's, and its time."""
+    """One kernel run from its spec, or one project check: the port's outputs against the original's, and its time."""
 
     kernel: str
     executor: str
-    status: str  # pass | mismatch | port-build-failed | port-run-failed | baseline-failed | not-checked
+    status: KernelStatus | CheckStatus
     max_abs_error: float | None = None
     max_rel_error: float | None = None
     worst_index: tuple[int, ...] | None = None
     port_ms: float | None = None
     baseline_ms: float | None = None  # the direct-hipify port on the same executor (rocm only)
-    timing: str = ""  # faster | slower | equal | "" when not measured on the target
+    timing: Timing | Literal[""] = ""  # "" when not measured on the target
     reason: str = ""
 
 

@@ -25,15 +25,12 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
 
-from porter.state import Frozen
+from porter.state import CheckStatus, Frozen
 from porter.toolchains import ToolchainMissing, process
 from porter.verify.discover import CMAKE_BUILD_DIR, DiscoveredCheck
 from porter.verify.outputs import OutputComparison, ProgramRun, compare_outputs
 
-CheckStatus = Literal["pass", "mismatch", "port-build-failed", "port-failed", "timeout", "nothing-comparable",
-                      "original-build-failed", "original-failed", "compiled-only", "not-checked"]
 CHECK_EXECUTORS = ("cuda", "hip-on-cuda", "rocm", "gfx950")
 # Verdicts that are the port's fault; the others say nothing about it either way.
 CHECK_FAILED = ("mismatch", "port-build-failed", "port-failed", "timeout")

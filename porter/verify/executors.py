@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 from porter import hardware
-from porter.state import BuildResult, Frozen
+from porter.state import BuildResult, Frozen, Timing
 from porter.toolchains import ToolchainMissing, find_tool, process
 from porter.toolchains.hipcc import hip_on_cuda_dir, hip_on_cuda_flags
 from porter.toolchains.nvcc import find_nvcc
@@ -227,7 +227,7 @@ ABS_NOISE_MS = 0.002
 
 
 class TimingVerdict(Frozen):
-    verdict: Literal["faster", "slower", "equal"]  # the port, against the baseline
+    verdict: Timing  # the port, against the baseline
     port_median_ms: float
     baseline_median_ms: float
     ratio: float  # port / baseline: < 1 is faster

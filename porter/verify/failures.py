@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from porter.agent_names import AgentName
+
 _ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: (?P<msg>.*)$", re.M)
 _UNDECLARED = re.compile(r"use of undeclared identifier '(\w+)'|unknown type name '(\w+)'|"
                          r"no member named '(\w+)' in the global namespace")
@@ -74,7 +76,7 @@ def toolchain_gap(error: CompileError | None) -> str:
 
 
 # Owner of each class. "other" goes to the translator: it is the agent that rewrote the text.
-ROUTES = {
+ROUTES: dict[str, AgentName] = {
     "cuda-name-left": "translator",
     "header-not-found": "translator",
     "other": "translator",
@@ -87,6 +89,6 @@ ROUTES = {
 }
 
 
-def route_of(failure_class: str) -> str:
+def route_of(failure_class: str) -> AgentName:
     return ROUTES.get(failure_class, "translator")
 

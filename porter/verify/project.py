@@ -18,9 +18,8 @@ import re
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Literal
 
-from porter.state import BuildResult, Frozen
+from porter.state import BuildResult, Frozen, KernelStatus
 from porter.toolchains import ToolchainMissing, process
 from porter.verify.compare import Comparison, compare_files
 from porter.verify.driver import render_driver
@@ -30,8 +29,6 @@ from porter.verify.spec import ArrayArg, CommandSpec, KernelSpec, VerifySpec, lo
 STATE_DIR = ".porter"  # porter.workspace.STATE_DIR: the output tree's own state folder
 RUN_TIMEOUT_S = float(process.TIMEOUT_S)
 
-KernelStatus = Literal["pass", "mismatch", "port-build-failed", "port-run-failed", "baseline-failed",
-                       "not-checked", "not-exercised"]
 
 
 class KernelVerdict(Frozen):
