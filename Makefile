@@ -12,7 +12,7 @@ NOT_PROJECTS := golden rules reports toolchains hip_on_cuda verify
 FIXTURES := $(filter-out $(NOT_PROJECTS),$(notdir $(patsubst %/,%,$(wildcard fixtures/*/))))
 DEBS   := clang-22 lld-22 llvm-22 libamdhip64-dev libhiprand-dev librocrand-dev rocm-device-libs libomp-22-dev cmake
 
-.PHONY: setup toolchains demo test bench clean
+.PHONY: setup toolchains demo lint typecheck test bench clean
 
 setup: $(VENV)/.installed
 
@@ -44,7 +44,23 @@ demo: setup toolchains
 	done
 	@echo "reports: out/*/porter-report.md"
 
-test: setup toolchains
+# ruff's settings are [tool.ruff] in pyproject.toml (fixtures/ and bench/ excluded there).
+lint: setup
+	$(BIN)/ruff check porter agents prompts shims tests
+
+# mypy resolves imports by directory, and the wheel maps agents/, prompts/ and shims/ under porter.
+# (pyproject's package-dir): check a link tree laid out the same way.
+TYPECHECK := build/typecheck
+typecheck: setup
+	rm -rf $(TYPECHECK)/porter && mkdir -p $(TYPECHECK)/porter
+	for e in porter/*; do ln -s "$(CURDIR)/$$e" $(TYPECHECK)/porter/; done
+	ln -s "$(CURDIR)/agents" $(TYPECHECK)/porter/agents
+	ln -s "$(CURDIR)/prompts" $(TYPECHECK)/porter/prompts
+	ln -s "$(CURDIR)/shims" $(TYPECHECK)/porter/shims
+	cd $(TYPECHECK) && $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml \
+	  --python-executable $(CURDIR)/$(BIN)/python -p porter
+
+test: setup toolchains lint typecheck
 	$(BIN)/pytest -q
 
 bench: setup

@@ -32,7 +32,7 @@ def _rule_files() -> list[Path]:
     return [p for root in roots for agent in AGENTS for p in (Path(root) / agent / "rules").glob("*.py")]
 
 
-def _build() -> list[dict]:
+def _build() -> list[dict[str, str]]:
     from porter import rules
 
     return [{"id": r.id, "agent": r.agent, "severity": r.severity.value, "fix": r.fix, "title": r.title,

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 from langgraph.errors import GraphBubbleUp
@@ -38,6 +39,9 @@ from porter.session import review
 from porter.session.state import SessionState
 from porter.state import AgentOutput, PortState, UnitResult
 from porter.workspace import Workspace
+
+if TYPE_CHECKING:
+    from porter.report.context import ReportContext
 
 AGENTS = ("translator", "microarch", "shim")
 
@@ -71,7 +75,7 @@ def verifier_node(state: PortState) -> dict:
 
 
 @cache
-def report_context() -> dict:
+def report_context() -> ReportContext:
     """`build_report`'s keywords for this process: header set, the translator's tables, toolchains."""
     from porter.report.context import report_context as context
 
