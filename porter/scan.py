@@ -13,27 +13,19 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from porter import kernel_facts
 from porter.containment import internal_error
 from porter.encoding import detect
 from porter.pysyntax import is_triton, parse_error
 from porter.state import FileKind, FileRecord, Finding, KernelInfo, LaunchSite, Location
 from porter.workspace import display_path
-from porter.syntax import CPP_SUFFIXES, CUDA_SUFFIXES, SourceFile, int_literal, lang_for
+from porter.syntax import CPP_SUFFIXES, CUDA_SUFFIXES, SourceFile, lang_for
 
-
-# Sizes of the scalar types that shared arrays are commonly declared with (bytes, as on both vendors).
-TYPE_BYTES = {"char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "int8_t": 1, "uint8_t": 1,
-              "short": 2, "unsigned short": 2, "half": 2, "__half": 2, "__hip_bfloat16": 2, "__nv_bfloat16": 2,
-              "int16_t": 2, "uint16_t": 2, "int": 4, "unsigned": 4, "unsigned int": 4, "float": 4,
-              "int32_t": 4, "uint32_t": 4, "double": 8, "long long": 8, "unsigned long long": 8,
-              "int64_t": 8, "uint64_t": 8, "float2": 8, "float4": 16, "int4": 16, "double2": 16}
 
 WARP_OP = re.compile(r"^(__shfl\w*|__ballot\w*|__any\w*|__all\w*|__activemask|__syncwarp|__match_\w+|__reduce_\w+_sync)$")
 
-_KERNELS = "(function_definition (function_declarator) @decl) @fn"
 _LAUNCHES = ("(call_expression function: [(identifier) @name (template_function name: (identifier) @name)]"
              " (kernel_call_syntax)) @call")
-_SHARED = "(declaration (type_qualifier) @q) @decl"
 
 MAKEFILE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
 # Makefile fragments that Makefiles `include` (GNU make 3.3): Rodinia's common/make.config, the
@@ -162,20 +154,16 @@ def find_kernels(unit: SourceFile) -> list[KernelInfo]:
         launches.setdefault(name, []).append(
             LaunchSite(location=Location(path=unit.path, line=line, column=col), text=unit.text(call)))
     kernels = []
-    for m in unit.matches(_KERNELS):
-        fn = m["fn"][0]
-        if not any(c.type == "__global__" for c in fn.children):
-            continue
-        name_node = m["decl"][0].child_by_field_name("declarator")
-        if name_node is None:
-            continue
-        name = unit.text(name_node).split("::")[-1]
-        line, col = unit.line_col(name_node.start_byte)
-        body = fn.child_by_field_name("body")
+    for k in kernel_facts.kernels(unit):
+        line, col = unit.line_col(k.name_node.start_byte)
+        body = k.fn.child_by_field_name("body")
+        shared = kernel_facts.static_shared_bytes(unit, k)
         kernels.append(KernelInfo(
-            name=name, location=Location(path=unit.path, line=line, column=col),
-            launches=tuple(launches.get(name, ())),
-            static_shared_bytes=_static_shared(unit, body) if body else 0,
+            name=k.name, location=Location(path=unit.path, line=line, column=col),
+            launches=tuple(launches.get(k.name, ())),
+            # A size past any device's memory (and past the checkpoint's 64-bit integers) is not a
+            # figure porter can use: reported as not evaluated, like a size that is not a constant.
+            static_shared_bytes=shared if shared is not None and shared < MAX_STATIC_BYTES else None,
             warp_ops=tuple(sorted({unit.text(n) for n in _identifiers(body) if WARP_OP.match(unit.text(n))})),
         ))
     return kernels
@@ -190,31 +178,6 @@ def _identifiers(node):
         if n.type == "identifier":
             yield n
         stack.extend(n.children)
-
-
-def _static_shared(unit: SourceFile, body) -> int | None:
-    """Bytes of the kernel's static __shared__ arrays; None when a size is not a literal."""
-    total = 0
-    for m in unit.matches(_SHARED, body):
-        decl = m["decl"][0]
-        if unit.text(m["q"][0]) != "__shared__" or any(c.type == "storage_class_specifier" for c in decl.children):
-            continue  # `extern __shared__` is dynamic: sized at launch
-        type_node = decl.child_by_field_name("type")
-        size = TYPE_BYTES.get(unit.text(type_node)) if type_node else None
-        declarator = decl.child_by_field_name("declarator")
-        while declarator is not None and declarator.type == "array_declarator":
-            dim = declarator.child_by_field_name("size")
-            lit = int_literal(unit.text(dim)) if dim is not None and dim.type == "number_literal" else None
-            if size is None or lit is None:
-                return None
-            size *= lit[0]
-            declarator = declarator.child_by_field_name("declarator")
-        if size is None:
-            return None
-        total += size
-    # A size past any device's memory (and past the checkpoint's 64-bit integers) is not a
-    # figure porter can use: reported as not evaluated, like a size that is not a literal.
-    return total if total < MAX_STATIC_BYTES else None
 
 
 MAX_STATIC_BYTES = 1 << 48

@@ -30,7 +30,8 @@ from typing import Literal
 
 from tree_sitter import Node
 
-from porter.agents.microarch import kernel_facts, patterns
+from porter import cuda_patterns as patterns
+from porter import kernel_facts
 from porter.rules import Hit, RuleContext
 from porter.syntax import SourceFile
 

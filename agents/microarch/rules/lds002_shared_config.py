@@ -36,8 +36,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.microarch import patterns
-from porter.agents.microarch.kernel_facts import MAX_DYNAMIC, SET_ATTRIBUTE, constant
+from porter import cuda_patterns as patterns
+from porter.kernel_facts import MAX_DYNAMIC, SET_ATTRIBUTE, constant
 from porter.lds import GFX942, GFX950
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit

@@ -34,8 +34,8 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from porter import lds
-from porter.agents.microarch import patterns
-from porter.agents.microarch.kernel_facts import (
+from porter import cuda_patterns as patterns
+from porter.kernel_facts import (
     Eval, Kernel, SharedArray, block_shape, constant, kernels)
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from porter.agents.microarch import patterns
+from porter import cuda_patterns as patterns
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile

@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from porter.agents.microarch import patterns, ptx_catalog
+from porter import cuda_patterns as patterns
+from porter.agents.microarch import ptx_catalog
 from porter.rules import Hit, RuleContext, rule
 from porter.syntax import SourceFile
 

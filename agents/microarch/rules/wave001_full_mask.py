@@ -35,7 +35,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.microarch import patterns, wave_model
+from porter import cuda_patterns as patterns
+from porter.agents.microarch import wave_model
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile

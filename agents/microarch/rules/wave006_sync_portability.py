@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.microarch import patterns, wave_model
+from porter import cuda_patterns as patterns
+from porter.agents.microarch import wave_model
 from porter.agents.microarch.rules.wave001_full_mask import all_ones
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit

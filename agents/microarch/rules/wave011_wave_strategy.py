@@ -47,7 +47,8 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
-from porter.agents.microarch import patterns, wave_model
+from porter import cuda_patterns as patterns
+from porter.agents.microarch import wave_model
 from porter.agents.microarch.rules.wave001_full_mask import is_full32
 from porter.agents.microarch.rules.wave006_sync_portability import every_lane
 from porter.rules import Hit, RuleContext, rule

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.microarch.kernel_facts import constant
+from porter.kernel_facts import constant
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from porter import hardware
-from porter.agents.microarch.kernel_facts import constant, dim3_value, launches
+from porter.kernel_facts import constant, dim3_value, launches
 from porter.rules import Hit, RuleContext, rule
 from porter.syntax import SourceFile
 

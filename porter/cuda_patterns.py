@@ -1,4 +1,5 @@
-"""Tree-sitter patterns the microarch agent's wavefront rules (WAVE###, PTX###) share.
+"""Tree-sitter patterns over CUDA C++: what the kernel inventory (porter.kernel_facts) and the
+microarch agent's wavefront rules (WAVE###, PTX###, LDS###) ask of a file.
 
 The rules run on the translator's output (HIP names, `<<<>>>` launches kept) and keep asking the
 same questions: which warp intrinsic is this call, what integer does this expression or name hold

@@ -1,9 +1,10 @@
-"""What the microarch rules know about a unit's kernels: shared arrays, launches, block shapes.
+"""The one kernel inventory of a CUDA file: kernels, their shared arrays, launches, block shapes.
 
-The LDS and launch rules (LDS001-LDS003, WAVE100-WAVE101) share this inventory: each kernel
-with its `__shared__` arrays and their sizes, each `<<<>>>` launch with its block shape and
-dynamic shared memory, and an evaluator for constant and per-lane integer expressions
-(literals, #define and constexpr constants, sizeof, thread indices).
+The scan (porter.scan) lists each file's kernels and their static shared memory from it; the LDS
+and launch rules (LDS001-LDS003, WAVE100-WAVE101) read the rest: each kernel with its
+`__shared__` arrays and their sizes, each `<<<>>>` launch with its block shape and dynamic
+shared memory, and an evaluator for constant and per-lane integer expressions (literals,
+#define and constexpr constants, sizeof, thread indices).
 """
 
 from __future__ import annotations
@@ -12,9 +13,15 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from porter.agents.microarch import patterns
-from porter.scan import TYPE_BYTES
+from porter import cuda_patterns as patterns
 from porter.syntax import SourceFile
+
+# Sizes of the scalar types that shared arrays are commonly declared with (bytes, as on both vendors).
+TYPE_BYTES = {"char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "int8_t": 1, "uint8_t": 1,
+              "short": 2, "unsigned short": 2, "half": 2, "__half": 2, "__hip_bfloat16": 2, "__nv_bfloat16": 2,
+              "int16_t": 2, "uint16_t": 2, "int": 4, "unsigned": 4, "unsigned int": 4, "float": 4,
+              "int32_t": 4, "uint32_t": 4, "double": 8, "long long": 8, "unsigned long long": 8,
+              "int64_t": 8, "uint64_t": 8, "float2": 8, "float4": 16, "int4": 16, "double2": 16}
 
 TYPE_BYTES_LDS = {**TYPE_BYTES, "int2": 8, "uint2": 8, "uint4": 16, "long": 8, "unsigned long": 8,
                   "size_t": 8, "double4": 32, "float3": 12, "int3": 12, "half2": 4, "__half2": 4}
