@@ -42,6 +42,7 @@ from typing import Literal
 
 from porter.state import BuildResult
 from porter.toolchains import ToolchainMissing, find_tool
+from porter.toolchains.clang_hip import wavefront_define
 
 Kind = Literal["gfx950", "hip-on-cuda"]
 KINDS: tuple[str, ...] = ("gfx950", "hip-on-cuda")
@@ -59,9 +60,6 @@ CXX_SUFFIXES = (".cpp", ".cc", ".cxx", ".C", ".c++")
 # nvcc needs these two options for the same source to build (nvcc manual, "NVCC Command Options").
 HIP_CLANG_SEMANTICS = ("--expt-relaxed-constexpr", "--extended-lambda")
 HIP_ON_CUDA_ENV = "PORTER_HIP_ON_CUDA"
-# clang 22 no longer predefines __AMDGCN_WAVEFRONT_SIZE; HIP 5.2's headers read it wherever they are
-# reached, not only through the overlay's hip_runtime.h. gfx942/gfx950 run wave64 only.
-WAVEFRONT_DEFINE = "-D__AMDGCN_WAVEFRONT_SIZE=64"
 # ROCm library -> the NVIDIA library with the same API, for hip-on-cuda links.
 NV_LIBS = {"amdhip64": "", "hipblas": "cublas", "hipblaslt": "cublasLt", "hiprand": "curand", "rocrand": "curand",
            "hipfft": "cufft", "hipsparse": "cusparse", "hipsolver": "cusolver"}
@@ -136,7 +134,7 @@ def hipcc_root(kind: Kind, workdir: Path, *, arch: str = "gfx950", nv_arch: str 
         clang = find_clang()
         cfg = HipccConfig(kind=kind, arch=arch, root=str(root), compiler=str(clang), include=str(overlay_dir()),
                           device_libs=str(root / "amdgcn" / "bitcode"))
-        _gfx950_tree(root, clang, find_device_libs())
+        _gfx950_tree(root, clang, find_device_libs(), overlay_dir())
     else:
         from porter.toolchains.nvcc import find_nvcc
         cfg = HipccConfig(kind=kind, arch=arch, root=str(root), compiler=str(find_nvcc()),
@@ -164,7 +162,7 @@ def hipcc_root(kind: Kind, workdir: Path, *, arch: str = "gfx950", nv_arch: str 
     return root
 
 
-def _gfx950_tree(root: Path, clang: Path, device_libs: Path) -> None:
+def _gfx950_tree(root: Path, clang: Path, device_libs: Path, overlay: Path) -> None:
     """include/, lib/ and amdgcn/bitcode of the gfx950 root: Debian's files, linked in place."""
     def link(dest: Path, target: Path) -> None:
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -182,7 +180,9 @@ def _gfx950_tree(root: Path, clang: Path, device_libs: Path) -> None:
         cmake_dir = lib.parent / "cmake" / pkg
         if cmake_dir.is_dir():
             link(root / "lib" / "cmake" / pkg, cmake_dir)
-    _hip_package(root / "lib" / "cmake" / "hip", lib)
+    _hip_package(root / "lib" / "cmake" / "hip", lib, overlay)
+    for package, (target, _header) in OVERLAY_LIBRARIES.items():
+        _library_package(root / "lib" / "cmake" / package, package, target, overlay)
     # Debian's hip-lang-config.cmake links compiler-rt's builtins, found next to the HIP compiler.
     resource = subprocess.run([str(clang), "-print-resource-dir"], capture_output=True, text=True, timeout=60)
     if resource.returncode == 0 and resource.stdout.strip():
@@ -194,11 +194,13 @@ def _gfx950_tree(root: Path, clang: Path, device_libs: Path) -> None:
     _selector_libs(bitcode, clang)
 
 
-def _hip_package(dest: Path, lib: Path) -> None:
+def _hip_package(dest: Path, lib: Path, overlay: Path) -> None:
     """The `hip` CMake package with ROCm's imported targets (hip::amdhip64, hip::host, hip::device).
 
     Debian's own hip-config.cmake insists on a /usr/bin/hipcc that Debian does not ship, so the
-    stand-in declares the targets itself, over Debian's libamdhip64.
+    stand-in declares the targets itself, over Debian's libamdhip64. As ROCm's, hip::amdhip64
+    carries the include directory (porter's overlay first, then the root's include/) and the
+    platform definitions, so host C++ files of a target linking hip::host compile with g++.
     """
     if dest.is_symlink():
         dest.unlink()
@@ -210,6 +212,7 @@ def _hip_package(dest: Path, lib: Path) -> None:
         'else()\n  set(PACKAGE_VERSION_COMPATIBLE TRUE)\n'
         '  if(PACKAGE_FIND_VERSION STREQUAL PACKAGE_VERSION)\n    set(PACKAGE_VERSION_EXACT TRUE)\n  endif()\n'
         'endif()\n')
+    includes = f"{overlay.resolve()};{dest.parents[2]}/include"
     (dest / "hip-config.cmake").write_text(
         "# porter gfx950 stand-in: ROCm's hip package targets over Debian's libamdhip64.\n"
         f'set(hip_VERSION "{major}.{minor}.{patch}")\nset(HIP_PLATFORM amd)\nset(HIP_COMPILER clang)\n'
@@ -217,12 +220,43 @@ def _hip_package(dest: Path, lib: Path) -> None:
         "if(NOT TARGET hip::amdhip64)\n"
         "  add_library(hip::amdhip64 SHARED IMPORTED)\n"
         f'  set_target_properties(hip::amdhip64 PROPERTIES IMPORTED_LOCATION "{lib.resolve()}"\n'
-        '    INTERFACE_COMPILE_DEFINITIONS "__HIP_PLATFORM_AMD__=1;__HIP_ROCclr__=1")\n'
+        '    INTERFACE_COMPILE_DEFINITIONS "__HIP_PLATFORM_AMD__=1;__HIP_ROCclr__=1"\n'
+        f'    INTERFACE_INCLUDE_DIRECTORIES "{includes}")\n'
         "  add_library(hip::host INTERFACE IMPORTED)\n"
         "  set_target_properties(hip::host PROPERTIES INTERFACE_LINK_LIBRARIES hip::amdhip64)\n"
         "  add_library(hip::device INTERFACE IMPORTED)\n"
         "  set_target_properties(hip::device PROPERTIES INTERFACE_LINK_LIBRARIES hip::host)\n"
         "endif()\nset(hip_FOUND TRUE)\n")
+
+
+# ROCm libraries whose headers porter's overlay declares (ROCm 6.3) and Debian does not ship:
+# CMake package -> (the imported target ROCm's package exports, the overlay's header). Debian's
+# own hipRAND/rocRAND packages are linked in as they are.
+OVERLAY_LIBRARIES = {"hipblas": ("roc::hipblas", "hipblas/hipblas.h"),
+                     "hipblaslt": ("roc::hipblaslt", "hipblaslt/hipblaslt.h"),
+                     "hipfft": ("hip::hipfft", "hipfft/hipfft.h"),
+                     "hipsparse": ("roc::hipsparse", "hipsparse/hipsparse.h")}
+
+
+def _library_package(dest: Path, package: str, target: str, overlay: Path) -> None:
+    """`find_package(<package>)` for a ROCm library the overlay declares: its imported target
+    carries the overlay's headers and links hip::host and `-l<package>`. The library itself is
+    not here, so a port that calls it compiles for gfx950 and stops at the link with
+    "cannot find -l<package>": a gap of this toolchain, named as such."""
+    if dest.is_symlink():
+        dest.unlink()
+    dest.mkdir(parents=True, exist_ok=True)
+    major, minor, patch = ROCM_VERSION
+    (dest / f"{package}-config-version.cmake").write_text(
+        f'set(PACKAGE_VERSION "{major}.{minor}.{patch}")\nset(PACKAGE_VERSION_COMPATIBLE TRUE)\n')
+    (dest / f"{package}-config.cmake").write_text(
+        f"# porter gfx950 stand-in: ROCm {major}.{minor}'s {package} package over porter's header overlay.\n"
+        "include(CMakeFindDependencyMacro)\nfind_dependency(hip)\n"
+        f"if(NOT TARGET {target})\n"
+        f"  add_library({target} INTERFACE IMPORTED)\n"
+        f'  set_target_properties({target} PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "{overlay.resolve()}"\n'
+        f'    INTERFACE_LINK_LIBRARIES "hip::host;{package}")\n'
+        f"endif()\nset({package}_FOUND TRUE)\n")
 
 
 # Debian's rocm-device-libs 5.2 predates gfx950 and code object ABI 6 (clang 22's default).
@@ -341,7 +375,7 @@ def clang_command(args: Sequence[str], cfg: HipccConfig) -> list[str]:
     """
     args = [a for a in args if a not in _HIPCC_ONLY]
     cmd = [cfg.compiler, f"--rocm-path={cfg.root}", f"--rocm-device-lib-path={cfg.device_libs}", "-I", cfg.include,
-           WAVEFRONT_DEFINE]
+           wavefront_define(cfg.arch)]
     if not any(a.startswith(("--offload-arch", "--cuda-gpu-arch")) for a in args):
         cmd.append(f"--offload-arch={cfg.arch}")
     user_x = "-x" in args or any(a.startswith("-x") and len(a) > 2 and a[2:] in ("hip", "c++", "c", "cu")
@@ -375,7 +409,7 @@ def cmake_clang_command(args: Sequence[str], cfg: HipccConfig) -> list[str]:
         out.append(args[i])
         i += 1
     return [cfg.compiler, f"--rocm-path={cfg.root}", f"--rocm-device-lib-path={cfg.device_libs}",
-            "-I", cfg.include, WAVEFRONT_DEFINE, *out]
+            "-I", cfg.include, wavefront_define(cfg.arch), *out]
 
 
 def _nv_option(a: str, nxt: str | None, cfg: HipccConfig) -> tuple[list[str], int]:

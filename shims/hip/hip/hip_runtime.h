@@ -6,10 +6,14 @@
  * that HIP added in ROCm 6.2/6.3 (porter_warp_sync.h), written from ROCm 6.3's
  * documented API ("HIP C++ language extensions: warp cross-lane functions").
  * Put this directory first on the include path (porter's clang_hip.compile_unit does).
+ * A host compiler (g++ on a CMake target linking hip::host) sees only HIP 5.2's host API, as
+ * with ROCm's header: the device additions need the HIP language (__HIP__, clang -x hip).
  */
 #pragma once
 
 #include "porter_clang22_compat.h"
 #include_next <hip/hip_runtime.h>
+#if defined(__HIP__)
 #include "porter_ockl.h"
 #include "porter_warp_sync.h"
+#endif
