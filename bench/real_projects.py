@@ -276,8 +276,8 @@ def run_one(corpus: Path, prog: dict, scratch: Path, root: Path, originals: Orig
     pb = build(prog["build"], out / rel, scratch / "build-port", root)
     row.port_build = "built" if pb.ok else "failed"
     (scratch / "port-build.log").write_text(f"$ {' '.join(pb.cmd)}\n{pb.stdout}\n{pb.stderr}")
-    if not pb.ok and orig_ok:
-        row.why = "port: " + first_error(pb)
+    if not pb.ok:
+        row.why = (f"{row.why}; " if row.why else "") + "port: " + first_error(pb)
     row.seconds = round(time.monotonic() - start, 1)
     return row
 

@@ -299,3 +299,15 @@ def test_overlay_library_calls_are_type_checked(tmp_path: Path) -> None:
     build, _ = compile_snippet(tmp_path, "#include <hipfft/hipfft.h>\n"
                                "int f(hipfftHandle p, double* x) { return hipfftExecR2C(p, x, nullptr); }\n")
     assert not build.ok and "hipfftExecR2C" in build.stderr
+
+
+@pytest.mark.toolchain("clang")
+def test_typed_allocation_wrappers_of_rocm63(tmp_path: Path) -> None:
+    # cudaHostAlloc(&int_ptr, ...) ports to hipHostAlloc(&int_ptr, ...): ROCm 6.3 has the typed
+    # C++ overload, HIP 5.2 only the void** one (the overlay's hip_runtime_api.h adds it)
+    build, _ = compile_snippet(tmp_path, """
+int host(int** p, float** q, size_t* pitch) {
+  return hipHostAlloc(p, 64, hipHostMallocPortable) == hipSuccess &&
+         hipMallocPitch(q, pitch, 16, 16) == hipSuccess;
+}""")
+    assert build.ok, build.stderr
