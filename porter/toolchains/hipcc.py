@@ -139,6 +139,7 @@ def hipcc_root(kind: Kind, workdir: Path, *, arch: str = "gfx950", nv_arch: str 
         from porter.toolchains.nvcc import find_nvcc
         cfg = HipccConfig(kind=kind, arch=arch, root=str(root), compiler=str(find_nvcc()),
                           include=str(hip_on_cuda_dir()), nv_arch=nv_arch)
+        _hip_on_cuda_tree(root, Path(cfg.compiler), Path(cfg.include), arch, nv_arch)
     (root / CONFIG_NAME).write_text(json.dumps(asdict(cfg), indent=1) + "\n")
     major, minor, patch = ROCM_VERSION
     (root / "bin" / ".hipVersion").write_text(
@@ -229,6 +230,207 @@ def _hip_package(dest: Path, lib: Path, overlay: Path) -> None:
         "endif()\nset(hip_FOUND TRUE)\n")
 
 
+# ------------------------------------------------------------------- hip-on-cuda: CMake over nvcc
+
+# What the hip-on-cuda root adds for CMake (CMake's own HIP language on an NVIDIA platform needs
+# CMake 3.28 and then reads HIP_ARCHITECTURES as NVIDIA targets, which a port's gfx950 list is
+# not): `share/porter/cmake` holds a HIP language whose compiler is the root's bin/hipcc (nvcc
+# over the hip_on_cuda headers, AMD options dropped), found ahead of CMake's own modules through
+# the toolchain file `hipcc_env` names in $CMAKE_TOOLCHAIN_FILE (CMake 3.21+); `lib/cmake/hip`
+# is the `hip` package. The same files serve CMake 3.21 to 4.x.
+HOC_MODULES = "share/porter/cmake"
+HOC_TOOLCHAIN = "share/porter/hip-on-cuda.cmake"
+_HOC_STANDARDS = {"98": "c++03", "11": "c++11", "14": "c++14", "17": "c++17", "20": "c++20"}
+
+_HOC_DETERMINE = """\
+# porter hip-on-cuda: CMake's HIP language is porter's hipcc (nvcc over shims/hip_on_cuda).
+if(NOT CMAKE_HIP_COMPILER)
+  set(CMAKE_HIP_COMPILER "{hipcc}" CACHE FILEPATH "HIP compiler: porter's hip-on-cuda hipcc over nvcc")
+endif()
+# A port's HIP_ARCHITECTURES names AMD targets; the hipcc drops them and builds for {nv_arch}.
+if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)
+  set(CMAKE_HIP_ARCHITECTURES "{arch}" CACHE STRING "HIP architectures (porter hip-on-cuda: built for {nv_arch})")
+endif()
+configure_file("${{CMAKE_CURRENT_LIST_DIR}}/CMakeHIPCompiler.cmake.in"
+               "${{CMAKE_PLATFORM_INFO_DIR}}/CMakeHIPCompiler.cmake" @ONLY)
+set(CMAKE_HIP_COMPILER_ENV_VAR "HIPCXX")
+"""
+
+_HOC_COMPILER = """\
+set(CMAKE_HIP_COMPILER "@CMAKE_HIP_COMPILER@")
+set(CMAKE_HIP_COMPILER_ID "NVIDIA")
+set(CMAKE_HIP_COMPILER_VERSION "{nvcc_version}")
+set(CMAKE_HIP_STANDARD_COMPUTED_DEFAULT "17")
+set(CMAKE_HIP_EXTENSIONS_COMPUTED_DEFAULT "OFF")
+set(CMAKE_HIP_COMPILE_FEATURES "{features}")
+{per_standard}
+set(CMAKE_HIP_COMPILER_ENV_VAR "HIPCXX")
+set(CMAKE_HIP_COMPILER_LOADED 1)
+set(CMAKE_HIP_COMPILER_ID_RUN 1)
+set(CMAKE_HIP_SOURCE_FILE_EXTENSIONS hip)
+set(CMAKE_HIP_LINKER_PREFERENCE 90)
+set(CMAKE_HIP_LINKER_PREFERENCE_PROPAGATES 1)
+set(CMAKE_HIP_SIZEOF_DATA_PTR "8")
+set(CMAKE_SIZEOF_VOID_P "8")
+set(CMAKE_HIP_COMPILER_ABI "ELF")
+set(CMAKE_HIP_COMPILER_CUDA_TOOLKIT_ROOT "{toolkit}")
+"""
+
+_HOC_INFORMATION = """\
+# porter hip-on-cuda: how CMake drives porter's hipcc (GNU-style options; hipcc maps them to nvcc's).
+set(CMAKE_HIP_OUTPUT_EXTENSION .o)
+set(CMAKE_INCLUDE_FLAG_HIP "-I")
+set(CMAKE_INCLUDE_SYSTEM_FLAG_HIP "-isystem ")
+set(CMAKE_HIP_COMPILE_OPTIONS_PIC "-fPIC")
+set(CMAKE_HIP_COMPILE_OPTIONS_PIE "-fPIE")
+set(CMAKE_HIP_COMPILE_OPTIONS_VISIBILITY "-fvisibility=")
+set(CMAKE_SHARED_LIBRARY_HIP_FLAGS "-fPIC")
+set(CMAKE_SHARED_LIBRARY_CREATE_HIP_FLAGS "-shared")
+set(CMAKE_SHARED_LIBRARY_SONAME_HIP_FLAG "-Wl,-soname,")
+set(CMAKE_SHARED_LIBRARY_RUNTIME_HIP_FLAG "-Wl,-rpath,")
+set(CMAKE_SHARED_LIBRARY_RUNTIME_HIP_FLAG_SEP ":")
+set(CMAKE_EXECUTABLE_RUNTIME_HIP_FLAG "-Wl,-rpath,")
+set(CMAKE_EXECUTABLE_RUNTIME_HIP_FLAG_SEP ":")
+set(CMAKE_HIP_STANDARD_DEFAULT "17")
+set(CMAKE_HIP_EXTENSIONS_DEFAULT "OFF")
+{std_options}
+set(CMAKE_HIP_FLAGS_INIT "$ENV{{HIPFLAGS}} ${{CMAKE_HIP_FLAGS_INIT}}")
+set(CMAKE_HIP_FLAGS_DEBUG_INIT "-g")
+set(CMAKE_HIP_FLAGS_RELEASE_INIT "-O3 -DNDEBUG")
+set(CMAKE_HIP_FLAGS_RELWITHDEBINFO_INIT "-O2 -g -DNDEBUG")
+set(CMAKE_HIP_FLAGS_MINSIZEREL_INIT "-O2 -DNDEBUG")
+cmake_initialize_per_config_variable(CMAKE_HIP_FLAGS "Flags used by the HIP compiler")
+include(CMakeCommonLanguageInclude)
+set(CMAKE_HIP_CREATE_SHARED_LIBRARY
+    "<CMAKE_HIP_COMPILER> <CMAKE_SHARED_LIBRARY_HIP_FLAGS> <LANGUAGE_COMPILE_FLAGS> <LINK_FLAGS> <CMAKE_SHARED_LIBRARY_CREATE_HIP_FLAGS> <SONAME_FLAG><TARGET_SONAME> -o <TARGET> <OBJECTS> <LINK_LIBRARIES>")
+set(CMAKE_HIP_CREATE_SHARED_MODULE ${{CMAKE_HIP_CREATE_SHARED_LIBRARY}})
+set(CMAKE_HIP_ARCHIVE_CREATE "<CMAKE_AR> qc <TARGET> <LINK_FLAGS> <OBJECTS>")
+set(CMAKE_HIP_ARCHIVE_APPEND "<CMAKE_AR> q <TARGET> <LINK_FLAGS> <OBJECTS>")
+set(CMAKE_HIP_ARCHIVE_FINISH "<CMAKE_RANLIB> <TARGET>")
+set(CMAKE_HIP_COMPILE_OBJECT "<CMAKE_HIP_COMPILER> <DEFINES> <INCLUDES> <FLAGS> -o <OBJECT> -c <SOURCE>")
+set(CMAKE_HIP_LINK_EXECUTABLE
+    "<CMAKE_HIP_COMPILER> <FLAGS> <CMAKE_HIP_LINK_FLAGS> <LINK_FLAGS> <OBJECTS> -o <TARGET> <LINK_LIBRARIES>")
+set(CMAKE_HIP_INFORMATION_LOADED 1)
+"""
+
+_HOC_TEST = """\
+# porter hip-on-cuda: the compiler is porter's own hipcc over nvcc; its first compile is the check.
+set(CMAKE_HIP_COMPILER_WORKS TRUE)
+message(STATUS "HIP compiler: porter hip-on-cuda hipcc over nvcc ({nvcc})")
+"""
+
+_HOC_TOOLCHAIN = """\
+# porter hip-on-cuda: CMake's HIP language over porter's hipcc (nvcc), ahead of CMake's own modules.
+list(PREPEND CMAKE_MODULE_PATH "{modules}")
+list(APPEND CMAKE_PREFIX_PATH "{root}")
+"""
+
+_HOC_HIP_CONFIG = """\
+# porter hip-on-cuda: ROCm's hip package targets over the CUDA runtime, with AMD wave semantics
+# emulated by porter's hip_on_cuda headers. Those headers are for nvcc only, so C++ sources of a
+# target that links hip::host or hip::device compile as HIP (nvcc through porter's hipcc), as
+# ROCm's hipcc compiles C++ on an NVIDIA platform (HIP_COMPILE_CXX_AS_HIP).
+set(hip_VERSION "{version}")
+set(HIP_PLATFORM nvidia)
+set(HIP_COMPILER nvcc)
+set(HIP_RUNTIME cuda)
+set(hip_INCLUDE_DIRS "{include}")
+if(NOT TARGET hip::amdhip64)
+  add_library(hip::amdhip64 INTERFACE IMPORTED)
+  set_target_properties(hip::amdhip64 PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "{include}"
+    INTERFACE_LINK_LIBRARIES "$<$<NOT:$<LINK_LANGUAGE:HIP>>:{cudart};dl;rt;pthread>")
+  add_library(hip::host INTERFACE IMPORTED)
+  set_target_properties(hip::host PROPERTIES INTERFACE_LINK_LIBRARIES hip::amdhip64)
+  add_library(hip::device INTERFACE IMPORTED)
+  set_target_properties(hip::device PROPERTIES INTERFACE_LINK_LIBRARIES hip::host)
+endif()
+function(_porter_hoc_cxx_as_hip dir)
+  get_property(targets DIRECTORY "${{dir}}" PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(target IN LISTS targets)
+    get_target_property(libs ${{target}} LINK_LIBRARIES)
+    if(NOT "${{libs}}" MATCHES "hip::(host|device|amdhip64)")
+      continue()
+    endif()
+    get_target_property(sources ${{target}} SOURCES)
+    foreach(source IN LISTS sources)
+      if(source MATCHES "\\\\.(cpp|cc|cxx|C|c\\\\+\\\\+)$")
+        get_source_file_property(lang "${{source}}" TARGET_DIRECTORY ${{target}} LANGUAGE)
+        if(NOT lang OR lang STREQUAL "CXX")
+          set_source_files_properties("${{source}}" TARGET_DIRECTORY ${{target}} PROPERTIES LANGUAGE HIP)
+        endif()
+      endif()
+    endforeach()
+  endforeach()
+  get_property(subdirs DIRECTORY "${{dir}}" PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    _porter_hoc_cxx_as_hip("${{sub}}")
+  endforeach()
+endfunction()
+get_property(_porter_hoc_deferred GLOBAL PROPERTY PORTER_HOC_CXX_AS_HIP)
+if(CMAKE_HIP_COMPILER_LOADED AND NOT _porter_hoc_deferred)
+  set_property(GLOBAL PROPERTY PORTER_HOC_CXX_AS_HIP 1)
+  cmake_language(DEFER DIRECTORY "${{CMAKE_SOURCE_DIR}}" CALL _porter_hoc_cxx_as_hip "${{CMAKE_SOURCE_DIR}}")
+endif()
+set(hip_FOUND TRUE)
+"""
+
+
+def cuda_toolkit(nvcc: Path) -> tuple[Path, Path]:
+    """(include dir, library dir) of the CUDA toolkit `nvcc` uses, as its --dryrun reports them."""
+    proc = subprocess.run([str(nvcc), "--dryrun", "-o", "x", "x.cu"], capture_output=True, text=True, timeout=60)
+    text = proc.stdout + proc.stderr
+    inc = re.search(r'^#\$ INCLUDES=.*?"-I([^"]+)"', text, re.M)
+    libs = re.findall(r'"-L([^"]+)"', next(iter(re.findall(r"^#\$ LIBRARIES=(.*)$", text, re.M)), ""))
+    lib = next((Path(d) for d in libs if (Path(d) / "libcudart_static.a").is_file()), None)
+    if inc is None or lib is None:
+        raise ToolchainMissing("the CUDA toolkit of nvcc (cuda_runtime.h, libcudart_static.a)", [str(nvcc)],
+                               "PORTER_NVCC")
+    return Path(inc[1]).resolve(), lib.resolve()
+
+
+def _nvcc_version(nvcc: Path) -> str:
+    proc = subprocess.run([str(nvcc), "--version"], capture_output=True, text=True, timeout=60)
+    m = re.search(r"release \S+, V(\d+\.\d+\.\d+)", proc.stdout)
+    return m[1] if m else ""
+
+
+def _hip_on_cuda_tree(root: Path, nvcc: Path, include: Path, arch: str, nv_arch: str) -> None:
+    """The hip-on-cuda root's CMake files: the HIP language module, its toolchain file, `hip`."""
+    _toolkit_include, toolkit_lib = cuda_toolkit(nvcc)
+    modules = root / HOC_MODULES
+    modules.mkdir(parents=True, exist_ok=True)
+    std = {k: v for k, v in _HOC_STANDARDS.items()}
+    features = ";".join(f"hip_std_{k}" for k in std)
+    per_standard = "\n".join(f'set(CMAKE_HIP{k}_COMPILE_FEATURES "hip_std_{k}")' for k in std)
+    std_options = "\n".join(f'set(CMAKE_HIP{k}_STANDARD_COMPILE_OPTION "-std={v}")\n'
+                            f'set(CMAKE_HIP{k}_EXTENSION_COMPILE_OPTION "-std={v}")' for k, v in std.items())
+    (modules / "CMakeDetermineHIPCompiler.cmake").write_text(
+        _HOC_DETERMINE.format(hipcc=root / "bin" / "hipcc", arch=arch, nv_arch=nv_arch))
+    (modules / "CMakeHIPCompiler.cmake.in").write_text(
+        _HOC_COMPILER.format(nvcc_version=_nvcc_version(nvcc), features=features, per_standard=per_standard,
+                             toolkit=toolkit_lib.parent))
+    (modules / "CMakeHIPInformation.cmake").write_text(_HOC_INFORMATION.format(std_options=std_options))
+    (modules / "CMakeTestHIPCompiler.cmake").write_text(_HOC_TEST.format(nvcc=nvcc))
+    (root / HOC_TOOLCHAIN).write_text(_HOC_TOOLCHAIN.format(modules=modules, root=root))
+    hip = root / "lib" / "cmake" / "hip"
+    hip.mkdir(parents=True, exist_ok=True)
+    _write_version_file(hip / "hip-config-version.cmake")
+    (hip / "hip-config.cmake").write_text(_HOC_HIP_CONFIG.format(
+        version=".".join(map(str, ROCM_VERSION)), include=include.resolve(),
+        cudart=toolkit_lib / "libcudart_static.a"))
+
+
+def _write_version_file(path: Path) -> None:
+    major, minor, patch = ROCM_VERSION
+    path.write_text(
+        f'set(PACKAGE_VERSION "{major}.{minor}.{patch}")\n'
+        'if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)\n  set(PACKAGE_VERSION_COMPATIBLE FALSE)\n'
+        'else()\n  set(PACKAGE_VERSION_COMPATIBLE TRUE)\n'
+        '  if(PACKAGE_FIND_VERSION STREQUAL PACKAGE_VERSION)\n    set(PACKAGE_VERSION_EXACT TRUE)\n  endif()\n'
+        'endif()\n')
+
+
 # ROCm libraries whose headers porter's overlay declares (ROCm 6.3) and Debian does not ship:
 # CMake package -> (the imported target ROCm's package exports, the overlay's header). Debian's
 # own hipRAND/rocRAND packages are linked in as they are.
@@ -306,7 +508,10 @@ def hipcc_env(root: Path, base: Mapping[str, str]) -> dict[str, str]:
     if cfg.kind == "gfx950":
         env["HIPCXX"] = str(Path(root) / "llvm" / "bin" / "clang++")
         env["HIP_CLANG_PATH"] = str(Path(root) / "llvm" / "bin")
-        env["CMAKE_PREFIX_PATH"] = os.pathsep.join(p for p in (str(root), base.get("CMAKE_PREFIX_PATH", "")) if p)
+    else:
+        env["HIPCXX"] = str(Path(root) / "bin" / "hipcc")
+        env["CMAKE_TOOLCHAIN_FILE"] = str(Path(root) / HOC_TOOLCHAIN)
+    env["CMAKE_PREFIX_PATH"] = os.pathsep.join(p for p in (str(root), base.get("CMAKE_PREFIX_PATH", "")) if p)
     return env
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from porter.toolchains.hipcc import (
-    HipccConfig, clang_command, cmake_clang_command, hipcc_env, hipcc_root, hipconfig, nvcc_command, run_build,
+    HipccConfig, clang_command, cmake_clang_command, hip_on_cuda_dir, hipcc_env, hipcc_root, hipconfig, nvcc_command,
+    run_build,
 )
 
 GFX = HipccConfig(kind="gfx950", arch="gfx950", root="/r", compiler="/c/clang++", include="/ov",
@@ -191,3 +192,41 @@ def test_hip_on_cuda_stand_in_compiles_a_hip_source(tmp_path: Path) -> None:
                           env=hipcc_env(root, os.environ), timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "k.o").is_file()
+
+
+@pytest.mark.toolchain("nvcc")
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is installed by `make toolchains`")
+def test_hip_on_cuda_root_builds_a_ported_cmake_project_with_nvcc(tmp_path: Path) -> None:
+    # the port's own CMakeLists.txt (project(... HIP), find_package(hip), AMD HIP_ARCHITECTURES)
+    # builds for the NVIDIA GPU: CMake's HIP language is the root's hipcc over nvcc, C++ sources
+    # of a target linking hip::host compile as HIP too (the hip_on_cuda headers are nvcc-only)
+    root = hipcc_root("hip-on-cuda", tmp_path / "tc")
+    assert (root / "lib" / "cmake" / "hip" / "hip-config.cmake").is_file()
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "saxpy.cu").write_text(SAXPY)
+    (proj / "main.cpp").write_text(MAIN_RUNTIME)
+    (proj / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(saxpy LANGUAGES CXX HIP)\nfind_package(hip REQUIRED)\n"
+        "set(CMAKE_HIP_ARCHITECTURES gfx950 gfx942)\nset(CMAKE_HIP_STANDARD 17)\n"
+        "add_executable(saxpy main.cpp saxpy.cu)\n"
+        "set_source_files_properties(saxpy.cu PROPERTIES LANGUAGE HIP)\n"
+        "target_compile_options(saxpy PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-fgpu-rdc -munsafe-fp-atomics>)\n"
+        "target_link_options(saxpy PRIVATE \"$<$<LINK_LANGUAGE:HIP>:-fgpu-rdc;--hip-link>\")\n"
+        "target_link_libraries(saxpy PRIVATE hip::host)\n")
+    env = hipcc_env(root, os.environ) | {"HIPCC_VERBOSE": "1"}
+    configure = run_build(["cmake", "-S", str(proj), "-B", str(proj / "build")], proj, root, base_env=env)
+    assert configure.ok, configure.stdout + configure.stderr
+    assert "porter hip-on-cuda hipcc over nvcc" in configure.stdout
+    build = run_build(["cmake", "--build", str(proj / "build"), "--verbose"], proj, root, base_env=env)
+    assert build.ok, build.stdout + build.stderr
+    binary = proj / "build" / "saxpy"
+    assert binary.is_file()
+    # every source went through nvcc with the hip_on_cuda headers, none with an AMD target
+    nvcc_lines = [line for line in build.stderr.splitlines() if line.startswith("hipcc-cmd: ")]
+    compiled = {Path(w).name for line in nvcc_lines for w in line.split() if w.endswith((".cu", ".cpp"))}
+    assert compiled == {"saxpy.cu", "main.cpp"}
+    assert all(f"-I {hip_on_cuda_dir()}" in line and "gfx9" not in line for line in nvcc_lines)
+    assert "-rdc=true" in nvcc_lines[-1]  # -fgpu-rdc in nvcc's spelling, on the link too
+    # the binary carries sm_90 device code (nvcc's default arch for this root)
+    assert b"sm_90" in binary.read_bytes()

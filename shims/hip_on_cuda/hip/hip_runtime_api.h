@@ -15,6 +15,14 @@
  * cooperative launches. A port that needs them fails to compile here.
  */
 #pragma once
+/* ROCm's include guards of this header and of hip/driver_types.h, which it includes: ported
+ * code tests them (CUDA's __CUDA_RUNTIME_API_H__ and __DRIVER_TYPES_H__ map to them). */
+#ifndef HIP_INCLUDE_HIP_HIP_RUNTIME_API_H
+#define HIP_INCLUDE_HIP_HIP_RUNTIME_API_H
+#endif
+#ifndef HIP_INCLUDE_HIP_DRIVER_TYPES_H
+#define HIP_INCLUDE_HIP_DRIVER_TYPES_H
+#endif
 
 #include <porter_hoc/config.h>
 
@@ -151,6 +159,9 @@ inline hipError_t hipSetDevice(int d) { return cudaSetDevice(d); }
 inline hipError_t hipGetDevice(int* d) { return cudaGetDevice(d); }
 inline hipError_t hipDeviceSynchronize() { return cudaDeviceSynchronize(); }
 inline hipError_t hipDeviceReset() { return cudaDeviceReset(); }
+/* Profiler range markers (deprecated in ROCm for roctracer, still declared): CUDA's. */
+inline hipError_t hipProfilerStart() { return cudaProfilerStart(); }
+inline hipError_t hipProfilerStop() { return cudaProfilerStop(); }
 inline hipError_t hipDriverGetVersion(int* v) { return cudaDriverGetVersion(v); }
 inline hipError_t hipRuntimeGetVersion(int* v) { return cudaRuntimeGetVersion(v); }
 inline hipError_t hipDeviceSetCacheConfig(hipFuncCache_t c) { return cudaDeviceSetCacheConfig(c); }
@@ -248,7 +259,16 @@ enum hipDeviceAttribute_t {
   hipDeviceAttributeIntegrated,
   hipDeviceAttributeManagedMemory,
   hipDeviceAttributeCooperativeLaunch,
+  hipDeviceAttributeComputeMode,
 };
+
+/* Compute modes (hipDeviceProp_t.computeMode, hipDeviceAttributeComputeMode): CUDA's values. */
+typedef cudaComputeMode hipComputeMode;
+constexpr hipComputeMode hipComputeModeDefault = cudaComputeModeDefault;
+constexpr hipComputeMode hipComputeModeExclusive = cudaComputeModeExclusive;
+constexpr hipComputeMode hipComputeModeProhibited = cudaComputeModeProhibited;
+constexpr hipComputeMode hipComputeModeExclusiveProcess = cudaComputeModeExclusiveProcess;
+
 
 inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attr, int device) {
   cudaDeviceAttr a;
@@ -280,6 +300,7 @@ inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attr, i
     case hipDeviceAttributeIntegrated: a = cudaDevAttrIntegrated; break;
     case hipDeviceAttributeManagedMemory: a = cudaDevAttrManagedMemory; break;
     case hipDeviceAttributeCooperativeLaunch: a = cudaDevAttrCooperativeLaunch; break;
+    case hipDeviceAttributeComputeMode: a = cudaDevAttrComputeMode; break;
     default: return hipErrorInvalidValue;
   }
   return cudaDeviceGetAttribute(value, a, device);

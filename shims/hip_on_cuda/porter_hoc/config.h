@@ -24,6 +24,7 @@
 #endif
 
 #include <cuda_runtime.h>
+#include <cuda_profiler_api.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <cstdio>
