@@ -17,8 +17,10 @@ for CMake's HIP language as `$HIPCXX`). Two kinds:
   binary that runs on an NVIDIA GPU with AMD wave64 semantics. hip-clang semantics
   (constexpr host functions and lambdas callable from device code) are nvcc's
   `--expt-relaxed-constexpr --extended-lambda`; AMD target options are dropped or mapped to
-  nvcc's spelling. CMake's HIP language needs CMake 3.28 for an NVIDIA platform, so this kind
-  serves Makefiles (and any build that calls hipcc).
+  nvcc's spelling. For CMake the root carries a HIP language whose compiler is that hipcc
+  (found ahead of CMake's own through the toolchain file in $CMAKE_TOOLCHAIN_FILE; CMake's own
+  HIP-on-NVIDIA needs 3.28 and reads a port's gfx950 HIP_ARCHITECTURES as NVIDIA targets) and a
+  `hip` package, so a ported CMakeLists.txt builds unchanged with CMake 3.21 to 4.x.
 
 `run_build` runs one build command under such an environment and returns a BuildResult.
 The wrapper scripts call `main`, which reads the root's porter-hipcc.json; `clang_command`
@@ -122,8 +124,9 @@ def hipcc_root(kind: Kind, workdir: Path, *, arch: str = "gfx950", nv_arch: str 
 
     `<root>/bin/hipcc` and `<root>/bin/hipconfig` for both kinds; for gfx950 also
     `<root>/llvm/bin/clang++` (CMake's HIP compiler), `include/hip`, `lib/libamdhip64.so`,
-    `lib/cmake/{hip,hip-lang}` (Debian's packages) and `amdgcn/bitcode`. Raises
-    ToolchainMissing when the compiler or a library it needs is absent.
+    `lib/cmake/{hip,hip-lang}` (Debian's packages) and `amdgcn/bitcode`; for hip-on-cuda
+    `lib/cmake/hip` and the HIP language modules with their toolchain file (`HOC_MODULES`,
+    `HOC_TOOLCHAIN`). Raises ToolchainMissing when the compiler or a library it needs is absent.
     """
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r}: expected one of {', '.join(KINDS)}")
@@ -327,9 +330,10 @@ list(APPEND CMAKE_PREFIX_PATH "{root}")
 
 _HOC_HIP_CONFIG = """\
 # porter hip-on-cuda: ROCm's hip package targets over the CUDA runtime, with AMD wave semantics
-# emulated by porter's hip_on_cuda headers. Those headers are for nvcc only, so C++ sources of a
-# target that links hip::host or hip::device compile as HIP (nvcc through porter's hipcc), as
-# ROCm's hipcc compiles C++ on an NVIDIA platform (HIP_COMPILE_CXX_AS_HIP).
+# emulated by porter's hip_on_cuda headers. Those headers are for nvcc only, so a C++ source of a
+# target that links hip::host or hip::device and includes a hip/ header (itself, or through a
+# header found in its folder or the target's include directories) compiles as HIP, nvcc through
+# porter's hipcc, as ROCm's hipcc compiles C++ on an NVIDIA platform; other C++ stays with CXX.
 set(hip_VERSION "{version}")
 set(HIP_PLATFORM nvidia)
 set(HIP_COMPILER nvcc)
@@ -345,6 +349,34 @@ if(NOT TARGET hip::amdhip64)
   add_library(hip::device INTERFACE IMPORTED)
   set_target_properties(hip::device PROPERTIES INTERFACE_LINK_LIBRARIES hip::host)
 endif()
+function(_porter_hoc_includes_hip file dirs out)
+  # TRUE when `file`, or a header it includes that is found in its folder or `dirs`, includes hip/
+  set(${{out}} FALSE PARENT_SCOPE)
+  get_filename_component(here "${{file}}" DIRECTORY)
+  file(STRINGS "${{file}}" lines REGEX "^[ \\t]*#[ \\t]*include[ \\t]*[<\\"]")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "[<\\"]hip/")
+      set(${{out}} TRUE PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  foreach(line IN LISTS lines)
+    if(NOT line MATCHES "[<\\"]([^>\\"]+)[>\\"]")
+      continue()
+    endif()
+    set(name "${{CMAKE_MATCH_1}}")
+    foreach(dir IN LISTS here dirs)
+      if(EXISTS "${{dir}}/${{name}}" AND NOT IS_DIRECTORY "${{dir}}/${{name}}")
+        file(STRINGS "${{dir}}/${{name}}" nested REGEX "^[ \\t]*#[ \\t]*include[ \\t]*[<\\"]hip/")
+        if(nested)
+          set(${{out}} TRUE PARENT_SCOPE)
+          return()
+        endif()
+        break()
+      endif()
+    endforeach()
+  endforeach()
+endfunction()
 function(_porter_hoc_cxx_as_hip dir)
   get_property(targets DIRECTORY "${{dir}}" PROPERTY BUILDSYSTEM_TARGETS)
   foreach(target IN LISTS targets)
@@ -352,11 +384,25 @@ function(_porter_hoc_cxx_as_hip dir)
     if(NOT "${{libs}}" MATCHES "hip::(host|device|amdhip64)")
       continue()
     endif()
+    get_target_property(source_dir ${{target}} SOURCE_DIR)
+    get_target_property(incs ${{target}} INCLUDE_DIRECTORIES)
+    set(dirs "")
+    foreach(inc IN LISTS incs)
+      if(inc AND NOT inc MATCHES "^\\\\$<")
+        get_filename_component(inc "${{inc}}" ABSOLUTE BASE_DIR "${{source_dir}}")
+        list(APPEND dirs "${{inc}}")
+      endif()
+    endforeach()
     get_target_property(sources ${{target}} SOURCES)
     foreach(source IN LISTS sources)
-      if(source MATCHES "\\\\.(cpp|cc|cxx|C|c\\\\+\\\\+)$")
-        get_source_file_property(lang "${{source}}" TARGET_DIRECTORY ${{target}} LANGUAGE)
-        if(NOT lang OR lang STREQUAL "CXX")
+      if(NOT source MATCHES "\\\\.(cpp|cc|cxx|C|c\\\\+\\\\+)$")
+        continue()
+      endif()
+      get_source_file_property(lang "${{source}}" TARGET_DIRECTORY ${{target}} LANGUAGE)
+      get_filename_component(path "${{source}}" ABSOLUTE BASE_DIR "${{source_dir}}")
+      if((NOT lang OR lang STREQUAL "CXX") AND EXISTS "${{path}}")
+        _porter_hoc_includes_hip("${{path}}" "${{dirs}}" uses_hip)
+        if(uses_hip)
           set_source_files_properties("${{source}}" TARGET_DIRECTORY ${{target}} PROPERTIES LANGUAGE HIP)
         endif()
       endif()
@@ -397,10 +443,10 @@ def _nvcc_version(nvcc: Path) -> str:
 
 def _hip_on_cuda_tree(root: Path, nvcc: Path, include: Path, arch: str, nv_arch: str) -> None:
     """The hip-on-cuda root's CMake files: the HIP language module, its toolchain file, `hip`."""
-    _toolkit_include, toolkit_lib = cuda_toolkit(nvcc)
+    toolkit_lib = cuda_toolkit(nvcc)[1]
     modules = root / HOC_MODULES
     modules.mkdir(parents=True, exist_ok=True)
-    std = {k: v for k, v in _HOC_STANDARDS.items()}
+    std = _HOC_STANDARDS
     features = ";".join(f"hip_std_{k}" for k in std)
     per_standard = "\n".join(f'set(CMAKE_HIP{k}_COMPILE_FEATURES "hip_std_{k}")' for k in std)
     std_options = "\n".join(f'set(CMAKE_HIP{k}_STANDARD_COMPILE_OPTION "-std={v}")\n'
@@ -497,8 +543,9 @@ def _amdgcn_datalayout(clang: Path) -> str:
 
 
 def hipcc_env(root: Path, base: Mapping[str, str]) -> dict[str, str]:
-    """`base` with `<root>/bin` first on PATH, ROCM_PATH/HIP_PATH set, and for a gfx950 root what
-    CMake's `enable_language(HIP)` and `find_package(hip)` look for (HIPCXX, CMAKE_PREFIX_PATH)."""
+    """`base` with `<root>/bin` first on PATH, ROCM_PATH/HIP_PATH set, and what CMake's
+    `enable_language(HIP)` and `find_package(hip)` look for (HIPCXX, CMAKE_PREFIX_PATH; for
+    hip-on-cuda also CMAKE_TOOLCHAIN_FILE, which puts the root's HIP language first)."""
     cfg = HipccConfig.load(Path(root))
     env = dict(base)
     env["PATH"] = os.pathsep.join(p for p in (str(Path(root) / "bin"), base.get("PATH", "")) if p)

@@ -198,18 +198,21 @@ def test_hip_on_cuda_stand_in_compiles_a_hip_source(tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is installed by `make toolchains`")
 def test_hip_on_cuda_root_builds_a_ported_cmake_project_with_nvcc(tmp_path: Path) -> None:
     # the port's own CMakeLists.txt (project(... HIP), find_package(hip), AMD HIP_ARCHITECTURES)
-    # builds for the NVIDIA GPU: CMake's HIP language is the root's hipcc over nvcc, C++ sources
-    # of a target linking hip::host compile as HIP too (the hip_on_cuda headers are nvcc-only)
+    # builds for the NVIDIA GPU: CMake's HIP language is the root's hipcc over nvcc; a C++ source
+    # of a target linking hip::host that includes a hip/ header compiles as HIP too (the
+    # hip_on_cuda headers are nvcc-only), other C++ stays with the host compiler
     root = hipcc_root("hip-on-cuda", tmp_path / "tc")
     assert (root / "lib" / "cmake" / "hip" / "hip-config.cmake").is_file()
     proj = tmp_path / "proj"
     proj.mkdir()
     (proj / "saxpy.cu").write_text(SAXPY)
     (proj / "main.cpp").write_text(MAIN_RUNTIME)
+    # CUDA's headers declare a device `umin`: this file would not compile as HIP on nvcc
+    (proj / "util.cpp").write_text("unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }\n")
     (proj / "CMakeLists.txt").write_text(
         "cmake_minimum_required(VERSION 3.21)\nproject(saxpy LANGUAGES CXX HIP)\nfind_package(hip REQUIRED)\n"
         "set(CMAKE_HIP_ARCHITECTURES gfx950 gfx942)\nset(CMAKE_HIP_STANDARD 17)\n"
-        "add_executable(saxpy main.cpp saxpy.cu)\n"
+        "add_executable(saxpy main.cpp util.cpp saxpy.cu)\n"
         "set_source_files_properties(saxpy.cu PROPERTIES LANGUAGE HIP)\n"
         "target_compile_options(saxpy PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-fgpu-rdc -munsafe-fp-atomics>)\n"
         "target_link_options(saxpy PRIVATE \"$<$<LINK_LANGUAGE:HIP>:-fgpu-rdc;--hip-link>\")\n"
@@ -226,6 +229,7 @@ def test_hip_on_cuda_root_builds_a_ported_cmake_project_with_nvcc(tmp_path: Path
     nvcc_lines = [line for line in build.stderr.splitlines() if line.startswith("hipcc-cmd: ")]
     compiled = {Path(w).name for line in nvcc_lines for w in line.split() if w.endswith((".cu", ".cpp"))}
     assert compiled == {"saxpy.cu", "main.cpp"}
+    assert "Building CXX object CMakeFiles/saxpy.dir/util.cpp.o" in build.stdout
     assert all(f"-I {hip_on_cuda_dir()}" in line and "gfx9" not in line for line in nvcc_lines)
     assert "-rdc=true" in nvcc_lines[-1]  # -fgpu-rdc in nvcc's spelling, on the link too
     # the binary carries sm_90 device code (nvcc's default arch for this root)
