@@ -96,6 +96,11 @@ constexpr unsigned hipHostMallocDefault = cudaHostAllocDefault;
 constexpr unsigned hipHostMallocPortable = cudaHostAllocPortable;
 constexpr unsigned hipHostMallocMapped = cudaHostAllocMapped;
 constexpr unsigned hipHostMallocWriteCombined = cudaHostAllocWriteCombined;
+/* hipHostAlloc's flags (ROCm keeps the CUDA-style names beside hipHostMalloc*). */
+constexpr unsigned hipHostAllocDefault = cudaHostAllocDefault;
+constexpr unsigned hipHostAllocPortable = cudaHostAllocPortable;
+constexpr unsigned hipHostAllocMapped = cudaHostAllocMapped;
+constexpr unsigned hipHostAllocWriteCombined = cudaHostAllocWriteCombined;
 constexpr unsigned hipHostRegisterDefault = cudaHostRegisterDefault;
 constexpr unsigned hipHostRegisterPortable = cudaHostRegisterPortable;
 constexpr unsigned hipHostRegisterMapped = cudaHostRegisterMapped;
@@ -134,6 +139,7 @@ struct hipDeviceProp_t {
   int canMapHostMemory;
   int computeMode;
   int concurrentKernels;
+  int asyncEngineCount;
   int ECCEnabled;
   int pciBusID;
   int pciDeviceID;
@@ -207,6 +213,7 @@ inline void fill_props(hipDeviceProp_t* p, const cudaDeviceProp& c) {
   p->managedMemory = c.managedMemory;
   p->concurrentManagedAccess = c.concurrentManagedAccess;
   p->cooperativeLaunch = c.cooperativeLaunch;
+  p->asyncEngineCount = c.asyncEngineCount;
   p->sharedMemPerMultiprocessor = c.sharedMemPerMultiprocessor;
   p->maxSharedMemoryPerMultiProcessor = c.sharedMemPerMultiprocessor;
   p->sharedMemPerBlockOptin = c.sharedMemPerBlockOptin;
@@ -260,6 +267,7 @@ enum hipDeviceAttribute_t {
   hipDeviceAttributeManagedMemory,
   hipDeviceAttributeCooperativeLaunch,
   hipDeviceAttributeComputeMode,
+  hipDeviceAttributeAsyncEngineCount,
 };
 
 /* Compute modes (hipDeviceProp_t.computeMode, hipDeviceAttributeComputeMode): CUDA's values. */
@@ -301,6 +309,7 @@ inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attr, i
     case hipDeviceAttributeManagedMemory: a = cudaDevAttrManagedMemory; break;
     case hipDeviceAttributeCooperativeLaunch: a = cudaDevAttrCooperativeLaunch; break;
     case hipDeviceAttributeComputeMode: a = cudaDevAttrComputeMode; break;
+    case hipDeviceAttributeAsyncEngineCount: a = cudaDevAttrAsyncEngineCount; break;
     default: return hipErrorInvalidValue;
   }
   return cudaDeviceGetAttribute(value, a, device);
@@ -319,6 +328,10 @@ inline hipError_t hipMallocAsync(T** p, size_t bytes, hipStream_t s) {
 }
 template <class T>
 inline hipError_t hipHostMalloc(T** p, size_t bytes, unsigned flags = hipHostMallocDefault) {
+  return cudaHostAlloc(reinterpret_cast<void**>(p), bytes, flags);
+}
+template <class T>
+inline hipError_t hipHostAlloc(T** p, size_t bytes, unsigned flags = hipHostAllocDefault) {
   return cudaHostAlloc(reinterpret_cast<void**>(p), bytes, flags);
 }
 template <class T>
@@ -380,6 +393,10 @@ inline hipError_t hipGetSymbolAddress(void** p, const T& symbol) { return cudaGe
 
 /* ---- streams and events ---- */
 inline hipError_t hipStreamCreate(hipStream_t* s) { return cudaStreamCreate(s); }
+typedef cudaStreamCallback_t hipStreamCallback_t; /* void (*)(hipStream_t, hipError_t, void*) on both */
+inline hipError_t hipStreamAddCallback(hipStream_t s, hipStreamCallback_t cb, void* data, unsigned flags) {
+  return cudaStreamAddCallback(s, cb, data, flags);
+}
 inline hipError_t hipStreamCreateWithFlags(hipStream_t* s, unsigned f) { return cudaStreamCreateWithFlags(s, f); }
 inline hipError_t hipStreamCreateWithPriority(hipStream_t* s, unsigned f, int prio) {
   return cudaStreamCreateWithPriority(s, f, prio);
