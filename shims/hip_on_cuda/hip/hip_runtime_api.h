@@ -162,6 +162,16 @@ struct hipDeviceProp_t {
 
 inline hipError_t hipGetDeviceCount(int* n) { return cudaGetDeviceCount(n); }
 inline hipError_t hipSetDevice(int d) { return cudaSetDevice(d); }
+/* hipSetDeviceFlags's flags: CUDA's values (HIP declares the same set). */
+constexpr unsigned hipDeviceScheduleAuto = cudaDeviceScheduleAuto;
+constexpr unsigned hipDeviceScheduleSpin = cudaDeviceScheduleSpin;
+constexpr unsigned hipDeviceScheduleYield = cudaDeviceScheduleYield;
+constexpr unsigned hipDeviceScheduleBlockingSync = cudaDeviceScheduleBlockingSync;
+constexpr unsigned hipDeviceScheduleMask = cudaDeviceScheduleMask;
+constexpr unsigned hipDeviceMapHost = cudaDeviceMapHost;
+constexpr unsigned hipDeviceLmemResizeToMax = cudaDeviceLmemResizeToMax;
+inline hipError_t hipSetDeviceFlags(unsigned flags) { return cudaSetDeviceFlags(flags); }
+inline hipError_t hipGetDeviceFlags(unsigned* flags) { return cudaGetDeviceFlags(flags); }
 inline hipError_t hipGetDevice(int* d) { return cudaGetDevice(d); }
 inline hipError_t hipDeviceSynchronize() { return cudaDeviceSynchronize(); }
 inline hipError_t hipDeviceReset() { return cudaDeviceReset(); }
