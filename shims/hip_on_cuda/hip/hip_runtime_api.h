@@ -36,7 +36,9 @@ typedef cudaStream_t hipStream_t;
 typedef cudaEvent_t hipEvent_t;
 typedef cudaMemcpyKind hipMemcpyKind;
 typedef cudaFuncAttribute hipFuncAttribute;
-typedef cudaFuncAttributes hipFuncAttributes;
+/* A struct, not a typedef: ROCm declares `typedef struct hipFuncAttributes {...}`, and ported
+ * code writes `struct hipFuncAttributes a;`. Same layout as CUDA's, which it passes for. */
+struct hipFuncAttributes : cudaFuncAttributes {};
 typedef cudaFuncCache hipFuncCache_t;
 typedef cudaSharedMemConfig hipSharedMemConfig;
 typedef void* hipDeviceptr_t;
