@@ -311,3 +311,14 @@ int host(int** p, float** q, size_t* pitch) {
          hipMallocPitch(q, pitch, 16, 16) == hipSuccess;
 }""")
     assert build.ok, build.stderr
+
+
+@pytest.mark.toolchain("clang")
+def test_min_of_a_coordinate_resolves_as_on_rocm63(tmp_path: Path) -> None:
+    # blockDim.x is an unsigned int in ROCm 6.3; HIP 5.2's proxy type made min(rem, blockDim.x)
+    # ambiguous (cuda-samples eigenvalues) until the overlay's porter_coordinates.h
+    build, _ = compile_snippet(tmp_path, """
+__global__ void k(unsigned* out, unsigned rem) {
+  for (unsigned i = 0; i < min(rem, blockDim.x); ++i) out[i] = max(threadIdx.x, rem) + min(blockDim.x, gridDim.x);
+}""")
+    assert build.ok, build.stderr
