@@ -102,7 +102,8 @@ SAXPY = """\
 #include <hip/hip_runtime.h>
 __global__ void saxpy(int n, float a, const float *x, float *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + sqrtf(y[i]) + warpSize;
+  // __expf: HIP 5.2's ocml reads __oclc_daz_opt, which clang 22 no longer links (the stand-in's ISA library has it)
+  if (i < n) y[i] = a * x[i] + sqrtf(y[i]) + __expf(y[i]) + warpSize;
 }
 void run(int n, float a, const float *x, float *y) { saxpy<<<(n + 255) / 256, 256>>>(n, a, x, y); }
 """
