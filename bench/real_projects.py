@@ -163,14 +163,15 @@ def build(kind: str, program: Path, work: Path, root: Path | None) -> BuildResul
     return run(["cmake", "--build", str(work), "-j2"])
 
 
-_ERROR = re.compile(r"(error|Error|ERROR|not found|No such file|undefined reference)")
+# hipError_t in a note is no error: the word must stand alone ("error:", "Error 1", "fatal error")
+_ERROR = re.compile(r"(\berror\b|\bError\b|\bERROR\b|not found|No such file|undefined reference|fatal)")
 
 
 def first_error(b: BuildResult) -> str:
     """The first compiler or linker error of a failed build; make's own "Error 1" lines only when
     nothing else says why."""
     lines = [ln.strip() for ln in (b.stderr + "\n" + b.stdout).splitlines()
-             if _ERROR.search(ln) and "warning" not in ln]
+             if _ERROR.search(ln) and "warning" not in ln and "note:" not in ln]
     said = [ln for ln in lines if not re.match(r"make(\[\d+\])?: \*\*\*", ln)]
     return (said or lines or [f"rc {b.rc}"])[0][:220]
 

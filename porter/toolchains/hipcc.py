@@ -510,10 +510,16 @@ def _library_package(dest: Path, package: str, target: str, overlay: Path) -> No
 # Debian's rocm-device-libs 5.2 predates gfx950 and code object ABI 6 (clang 22's default).
 # Each missing library is one constant the ROCm device libraries read (ROCm-Device-Libs
 # doc/OCML.md, "Controls"): __oclc_ISA_version is major*1000 + minor*100 + stepping (gfx950:
-# 9.5.0), __oclc_ABI_version the code object version * 100.
-_SELECTORS = {"oclc_isa_version_950.bc": ("__oclc_ISA_version", 9500),
-              "oclc_isa_version_942.bc": ("__oclc_ISA_version", 9402),
-              "oclc_abi_version_600.bc": ("__oclc_ABI_version", 600)}
+# 9.5.0), __oclc_ABI_version the code object version * 100. clang 22 also stopped linking the
+# oclc_daz_opt_{on,off} control library (newer ocml no longer reads __oclc_daz_opt), while 5.2's
+# ocml still reads it in the native math functions (__expf, __logf): the ISA libraries, the
+# ones clang links for each target, carry it too, with HIP's default for gfx9 (f32 denormals
+# kept: 0, as oclc_daz_opt_off.bc).
+_SELECTORS: dict[str, tuple[tuple[str, str, int], ...]] = {
+    "oclc_isa_version_950.bc": (("__oclc_ISA_version", "i32", 9500), ("__oclc_daz_opt", "i8", 0)),
+    "oclc_isa_version_942.bc": (("__oclc_ISA_version", "i32", 9402), ("__oclc_daz_opt", "i8", 0)),
+    "oclc_abi_version_600.bc": (("__oclc_ABI_version", "i32", 600),),
+}
 
 
 def _selector_libs(bitcode: Path, clang: Path) -> None:
@@ -521,12 +527,13 @@ def _selector_libs(bitcode: Path, clang: Path) -> None:
     if not llvm_as.exists():
         llvm_as = find_tool("llvm-as 22", "PORTER_LLVM_AS", ("llvm-as-22", "/usr/lib/llvm-22/bin/llvm-as"))
     layout = _amdgcn_datalayout(clang)
-    for name, (symbol, value) in _SELECTORS.items():
+    for name, constants in _SELECTORS.items():
         out = bitcode / name
         if out.exists() or out.is_symlink():
             continue  # built before, or the installed device libraries have it
-        ir = (f'target datalayout = "{layout}"\ntarget triple = "amdgcn-amd-amdhsa"\n'
-              f"@{symbol} = linkonce_odr protected local_unnamed_addr addrspace(4) constant i32 {value}, align 4\n")
+        ir = f'target datalayout = "{layout}"\ntarget triple = "amdgcn-amd-amdhsa"\n' + "".join(
+            f"@{symbol} = linkonce_odr protected local_unnamed_addr addrspace(4) constant {ty} {value}, "
+            f"align {1 if ty == 'i8' else 4}\n" for symbol, ty, value in constants)
         subprocess.run([str(llvm_as), "-o", str(out)], input=ir, text=True, check=True, capture_output=True,
                        timeout=60)
 

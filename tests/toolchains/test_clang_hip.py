@@ -311,3 +311,27 @@ int host(int** p, float** q, size_t* pitch) {
          hipMallocPitch(q, pitch, 16, 16) == hipSuccess;
 }""")
     assert build.ok, build.stderr
+
+
+@pytest.mark.toolchain("clang")
+def test_min_of_a_coordinate_resolves_as_on_rocm63(tmp_path: Path) -> None:
+    # blockDim.x is an unsigned int in ROCm 6.3; HIP 5.2's proxy type made min(rem, blockDim.x)
+    # ambiguous (cuda-samples eigenvalues) until the overlay's porter_coordinates.h
+    build, _ = compile_snippet(tmp_path, """
+__global__ void k(unsigned* out, unsigned rem) {
+  for (unsigned i = 0; i < min(rem, blockDim.x); ++i) out[i] = max(threadIdx.x, rem) + min(blockDim.x, gridDim.x);
+}""")
+    assert build.ok, build.stderr
+
+
+@pytest.mark.toolchain("clang")
+def test_cooperative_groups_before_the_runtime_header(tmp_path: Path) -> None:
+    # <hip/hip_cooperative_groups.h> first (cooperative_groups.h before cuda_runtime.h in the
+    # original): ROCm 6.x's helper includes the runtime header it uses, HIP 5.2's did not
+    src = tmp_path / "cg_first.hip"
+    src.write_text("#include <hip/hip_cooperative_groups.h>\n#include <hip/hip_runtime.h>\n"
+                   "namespace cg = cooperative_groups;\n"
+                   "__global__ void k(unsigned* o) { o[0] = cg::this_grid().size() + cg::this_thread_block().size(); }\n")
+    build, kernels = compile_unit(src, ClangHipOptions(), tmp_path / "build")
+    assert build.ok, build.stderr
+    assert len(kernels) == 1

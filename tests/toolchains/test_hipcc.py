@@ -103,7 +103,8 @@ SAXPY = """\
 #include <hip/hip_runtime.h>
 __global__ void saxpy(int n, float a, const float *x, float *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + sqrtf(y[i]) + warpSize;
+  // __expf: HIP 5.2's ocml reads __oclc_daz_opt, which clang 22 no longer links (the stand-in's ISA library has it)
+  if (i < n) y[i] = a * x[i] + sqrtf(y[i]) + __expf(y[i]) + warpSize;
 }
 void run(int n, float a, const float *x, float *y) { saxpy<<<(n + 255) / 256, 256>>>(n, a, x, y); }
 """
@@ -181,6 +182,31 @@ def test_gfx950_stand_in_has_the_rocm_library_packages(tmp_path: Path) -> None:
     assert configure.ok, configure.stdout + configure.stderr
     build = run_build(["cmake", "--build", str(proj / "build")], proj, root)
     assert build.ok, build.stdout + build.stderr
+
+
+CG_UNIT = """#include <hip/hip_runtime.h>
+#include <hip/hip_cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void count_%s(int* out) { cg::coalesced_group g = cg::coalesced_threads(); out[g.thread_rank()] = g.size(); }
+"""
+
+
+@pytest.mark.toolchain("clang")
+def test_gfx950_stand_in_links_cooperative_groups_units_as_relocatable_device_code(tmp_path: Path) -> None:
+    # HIP 5.2 defines coalesced_group::masked_bit_count out of line in a header; with -fgpu-rdc
+    # (CMake's separable compilation) two such units collided at the device link until the
+    # overlay made it inline, as ROCm 6.x has it
+    root = hipcc_root("gfx950", tmp_path / "tc")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    for name in ("a", "b"):
+        (proj / f"{name}.hip").write_text(CG_UNIT % name)
+    (proj / "main.cpp").write_text("int main() { return 0; }\n")
+    (proj / "Makefile").write_text("app: a.o b.o main.cpp\n\thipcc -fgpu-rdc $^ -o $@\n"
+                                   "%.o: %.hip\n\thipcc -fgpu-rdc -c $< -o $@\n")
+    build = run_build(["make"], proj, root)
+    assert build.ok, build.stdout + build.stderr
+    assert (proj / "app").is_file()
 
 
 @pytest.mark.toolchain("nvcc")
