@@ -459,6 +459,21 @@ def _hip_on_cuda_tree(root: Path, nvcc: Path, include: Path, arch: str, nv_arch:
     (modules / "CMakeHIPInformation.cmake").write_text(_HOC_INFORMATION.format(std_options=std_options))
     (modules / "CMakeTestHIPCompiler.cmake").write_text(_HOC_TEST.format(nvcc=nvcc))
     (root / HOC_TOOLCHAIN).write_text(_HOC_TOOLCHAIN.format(modules=modules, root=root))
+    # The HIP runtime here is the CUDA runtime (hip_on_cuda's API is inline over it): a ported
+    # Makefile that links host objects with `-L$(ROCM_PATH)/lib -lamdhip64` (often through gcc)
+    # gets libcudart, and libstdc++, which nvcc's objects need (their launch stubs' static guards).
+    lib = root / "lib"
+    lib.mkdir(parents=True, exist_ok=True)
+    for so in toolkit_lib.glob("libcudart.so*"):
+        dest = lib / so.name
+        if dest.is_symlink() or dest.exists():
+            dest.unlink()
+        dest.symlink_to(so.resolve())
+    amdhip = lib / "libamdhip64.so"
+    if amdhip.is_symlink():
+        amdhip.unlink()
+    amdhip.write_text(f"/* porter hip-on-cuda: the HIP runtime is the CUDA runtime (a GNU ld script) */\n"
+                      f"INPUT({(toolkit_lib / 'libcudart.so').resolve()} -lstdc++)\n")
     hip = root / "lib" / "cmake" / "hip"
     hip.mkdir(parents=True, exist_ok=True)
     _write_version_file(hip / "hip-config-version.cmake")
@@ -565,6 +580,10 @@ def hipcc_env(root: Path, base: Mapping[str, str]) -> dict[str, str]:
     else:
         env["HIPCXX"] = str(Path(root) / "bin" / "hipcc")
         env["CMAKE_TOOLCHAIN_FILE"] = str(Path(root) / HOC_TOOLCHAIN)
+        # libamdhip64 (the CUDA runtime) for links and runs of binaries linked by the host compiler
+        lib = str(Path(root) / "lib")
+        env["LIBRARY_PATH"] = os.pathsep.join(p for p in (lib, base.get("LIBRARY_PATH", "")) if p)
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (lib, base.get("LD_LIBRARY_PATH", "")) if p)
     env["CMAKE_PREFIX_PATH"] = os.pathsep.join(p for p in (str(root), base.get("CMAKE_PREFIX_PATH", "")) if p)
     return env
 

@@ -260,3 +260,24 @@ def test_hip_on_cuda_root_builds_a_ported_cmake_project_with_nvcc(tmp_path: Path
     assert "-rdc=true" in nvcc_lines[-1]  # -fgpu-rdc in nvcc's spelling, on the link too
     # the binary carries sm_90 device code (nvcc's default arch for this root)
     assert b"sm_90" in binary.read_bytes()
+
+
+@pytest.mark.toolchain("nvcc")
+def test_hip_on_cuda_root_links_host_objects_against_libamdhip64(tmp_path: Path) -> None:
+    # a ported Makefile links with the C compiler and -lamdhip64 (Rodinia's form): on this root
+    # that is the CUDA runtime plus libstdc++, which nvcc's objects need
+    root = hipcc_root("hip-on-cuda", tmp_path / "tc")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "Makefile").write_text(
+        "ROCM_PATH ?= /opt/rocm\nsaxpy: main.o saxpy.o\n\tgcc main.o saxpy.o -o $@ -L$(ROCM_PATH)/lib -lamdhip64 -lm\n"
+        "saxpy.o: saxpy.cu\n\t$(ROCM_PATH)/bin/hipcc -O2 -c saxpy.cu\n"
+        "main.o: main.c\n\tgcc -O2 -c main.c\n")
+    (proj / "saxpy.cu").write_text(SAXPY.replace("void run(", 'extern "C" void run('))
+    (proj / "main.c").write_text("void run(int, float, const float *, float *);\n"
+                                 "int main(void) { run(0, 1.f, 0, 0); return 0; }\n")
+    build = run_build(["make"], proj, root)
+    assert build.ok, build.stdout + build.stderr
+    linked = subprocess.run(["ldd", str(proj / "saxpy")], capture_output=True, text=True,
+                            env=hipcc_env(root, os.environ), timeout=60).stdout
+    assert "libcudart.so" in linked and "libstdc++" in linked
