@@ -45,6 +45,12 @@
 #ifndef __HIPCC__
 #define __HIPCC__ 1
 #endif
+/* hip-clang defines __HIP__ in HIP mode, in the host and the device pass alike; ported code
+ * tests it to tell a HIP host pass from a plain C++ one (e.g. `defined(__HIP__) &&
+ * !defined(__HIP_DEVICE_COMPILE__)` to pick the host's wave size). */
+#ifndef __HIP__
+#define __HIP__ 1
+#endif
 
 /* The HIP version whose warp-function rules are reproduced (64-bit *_sync masks checked at
  * compile time: ROCm 6.3 release notes / HIP "Warp cross-lane functions"). Encoding as in
