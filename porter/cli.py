@@ -1,6 +1,8 @@
 """porter's command line: parse flags, call one function elsewhere, render.
 
-Exit codes: 0 ported and verified; 1 ported with open hazards or failures; 2 bad input.
+Exit codes: 0 ported and verified; 1 ported with open hazards or failures, or source files not
+ported; 2 bad input (arguments, an unusable output tree); 3 porter failed (a bug in porter: an
+exception in a rule, a parser or a step; the report lists the units it left incomplete).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.markup import escape
 from rich.table import Table
 
 from porter import __version__
@@ -38,8 +41,19 @@ def main(version: Annotated[bool, typer.Option("--version", callback=_version, i
 
 
 def _bad_input(message: str) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}")
+    err.print(f"[bold red]error:[/] {escape(message)}")
     return typer.Exit(2)
+
+
+def _porter_failed(exc: Exception, output: Path) -> typer.Exit:
+    """The last line of containment: an exception no node caught. Exit 3, never a traceback."""
+    from porter.containment import describe, porter_frame
+
+    if os.environ.get("PORTER_DEBUG") == "1":
+        raise exc
+    err.print(f"[bold red]porter failed[/] (exit 3, a bug in porter): {escape(describe(exc))} "
+              f"(at {escape(porter_frame(exc))}); what was written is in {escape(str(output))}")
+    return typer.Exit(3)
 
 
 @app.command()
@@ -114,10 +128,80 @@ def port(
             state = run_port(source, output, options, resume=resume, on_progress=on_progress)
         except BadInput as e:
             raise _bad_input(str(e)) from None
-    report = build_report(state, **report_context())
-    render_console(report, console)
+        except Exception as e:  # noqa: BLE001 - contained: see _porter_failed
+            raise _porter_failed(e, output) from None
+    try:
+        report = build_report(state, **report_context())
+        render_console(report, console)
+    except Exception as e:  # noqa: BLE001 - contained: see _porter_failed
+        raise _porter_failed(e, output) from None
     console.print(f"run id [bold]{state.run_id}[/] (resume with --resume {state.run_id})")
     raise typer.Exit(report.exit_code)
+
+
+def _session_help() -> str:
+    from porter.session.commands import COMMANDS, PATCH_KEYS
+
+    keys = "\n".join(f"  {k:<16} {v}" for k, v in PATCH_KEYS.items())
+    cmds = "\n".join(f"  {k:<16} {v}" for k, v in COMMANDS.items())
+    return (f"\b\nAt each patch:\n{keys}\n\n\b\nAt a verifier verdict that routes back: a go on, s stop.\n\n"
+            f"\b\nCommands:\n{cmds}")
+
+
+@app.command(epilog=_session_help())
+def session(
+    path: Annotated[Path, typer.Argument(help="SOURCE to port, or with --resume the OUTPUT of the session.")],
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Output tree for the port.")] = None,
+    resume: Annotated[str | None, typer.Option(help="Continue session RUN_ID in OUTPUT (given as PATH).")] = None,
+    approvals: Annotated[str, typer.Option(help="review (ask on every patch), auto-verified (land patches, ask "
+                                                "when the verifier sends units back) or plan (propose only).")]
+    = "review",
+    git: Annotated[bool | None, typer.Option("--git/--no-git", help="Commit each reviewed unit (default: when "
+                                                                     "OUTPUT is the top of a git work tree).")] = None,
+    arch: Annotated[str, typer.Option(help="AMD target.")] = "gfx950",
+    max_iterations: Annotated[int, typer.Option(help="Verifier loop budget.")] = 3,
+    verify: Annotated[bool, typer.Option(help="Compile the port and the original.")] = True,
+    executor: Annotated[str, typer.Option(help="Also run the kernels with specs: none, hip-on-cuda or rocm.")]
+    = "none",
+    force: Annotated[bool, typer.Option(help="Port into a non-empty output directory.")] = False,
+    model: Annotated[str, typer.Option(help="Model for the agents and for /ask: none, anthropic:MODEL, "
+                                            "openai:MODEL or openai-compatible:URL#MODEL.")] = "none",
+    record: Annotated[Path | None, typer.Option(help="Write every model exchange to DIR as a cassette.")] = None,
+    replay: Annotated[Path | None, typer.Option(help="Answer from the cassettes in DIR; no network.")] = None,
+) -> None:
+    """Port SOURCE into OUTPUT interactively: review each patch before it lands, steer, stop and resume."""
+    import sys
+
+    from pydantic import ValidationError
+
+    from porter.llm.providers import ModelSpecError
+    from porter.session.controller import Session
+    from porter.session.repl import Repl, line_reader, prompt_reader
+    from porter.state import ModelOptions, PortOptions
+    from porter.workspace import BadInput
+
+    try:
+        if resume is not None:
+            if output is not None:
+                raise _bad_input("with --resume, give the session's OUTPUT as the argument, not -o")
+            s = Session.resume(resume, path)
+        else:
+            if output is None:
+                raise _bad_input("-o OUTPUT is required (or --resume RUN_ID OUTPUT)")
+            model_options = ModelOptions(spec=model, record=str(record.resolve()) if record else "",
+                                         replay=str(replay.resolve()) if replay else "")
+            options = PortOptions(arch=arch, max_iterations=max_iterations, verify=verify, executor=executor,
+                                  force=force, model=model_options)
+            s = Session.start(path, output, options, approvals=approvals, git=git)
+    except ValidationError as e:
+        loc = ".".join(str(part) for part in e.errors()[0]["loc"])
+        raise _bad_input(f"bad option: {loc}: {e.errors()[0]['msg']}") from None
+    except (BadInput, ModelSpecError) as e:
+        raise _bad_input(str(e)) from None
+    read = prompt_reader() if sys.stdin.isatty() else line_reader(sys.stdin, echo=console)
+    with s:
+        code = Repl(s, console, read).run()
+    raise typer.Exit(code)
 
 
 @app.command()
@@ -209,26 +293,26 @@ def scan(source: Annotated[Path, typer.Argument(help="Directory of CUDA code (re
 @app.command("rules")
 def list_rules() -> None:
     """The rule catalog."""
-    from porter import rules
+    from porter import catalog
 
     table = Table(title="porter rules")
     for col in ("id", "agent", "severity", "fix", "title"):
         table.add_column(col)
-    for r in rules.load().values():
-        table.add_row(r.id, r.agent, r.severity.value, r.fix, r.title)
+    for r in catalog.catalog().values():
+        table.add_row(r.id, r.agent, r.severity, r.fix, r.title)
     console.print(table)
 
 
 @app.command()
 def explain(rule_id: Annotated[str, typer.Argument(help="A rule id, e.g. HIP001.")]) -> None:
     """Print one rule's documentation and where it lives."""
-    from porter import rules
+    from porter import catalog
 
     try:
-        r = rules.get(rule_id)
+        r = catalog.get(rule_id)
     except KeyError as e:
         raise _bad_input(str(e.args[0])) from None
-    console.print(f"[bold]{r.id}[/] ({r.agent}, {r.severity.value}, fix: {r.fix})  {r.module}")
+    console.print(f"[bold]{r.id}[/] ({r.agent}, {r.severity}, fix: {r.fix})  {r.module}")
     console.print(r.doc.strip(), markup=False, highlight=False)
 
 
@@ -267,22 +351,41 @@ def tune(
     shape: Annotated[str, typer.Option(help="M,N,K for matmul; N for elementwise; ROWS,COLS otherwise.")],
     dtype: Annotated[str, typer.Option(help="bf16, fp16, fp8 or fp32.")] = "bf16",
     arch: Annotated[str, typer.Option(help="Target device or arch.")] = "gfx950",
+    layout: Annotated[str, typer.Option(help="matmul operand layout of C = A @ B, row-major storage: nn (B[K,N]), "
+                                             "nt (B as W[N,K], a linear layer), tn, tt.")] = "nt",
+    persistent: Annotated[bool, typer.Option(help="matmul: one program per CU walks the tiles.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the pick, runner-up and prediction as JSON.")] = False,
 ) -> None:
     """The perfmodel's launch config for one shape, with no GPU and no warm-up: pick and runner-up."""
+    import json
+    from dataclasses import asdict
+
     from porter import hardware
-    from porter.perfmodel import select
+    from porter.perfmodel import Traits, select
 
     try:
         dims = tuple(int(x) for x in shape.split(","))
     except ValueError as e:
         raise _bad_input(f"--shape {shape}: {e}") from None
     try:
-        sel = select(op, dims, dtype, arch)
+        sel = select(op, dims, dtype, arch, Traits(layout, persistent))
     except (ValueError, KeyError) as e:
         raise _bad_input(str(e.args[0])) from None
     vendor = hardware.get(sel.device).vendor
     picks = [("pick", sel.best)] + ([("runner-up", sel.runner_up)] if sel.runner_up else [])
-    table = Table(title=f"porter tune: {op} {'x'.join(map(str, dims))} {dtype} on {sel.device}")
+    if as_json:
+        def pred(p) -> dict:
+            return {"config": asdict(p.config), "label": p.config.label(), "knobs": p.config.knobs(vendor),
+                    "time_s": p.time_s, "tflops": p.tflops, "bound": p.bound, "lds_bytes": p.lds_bytes,
+                    "workgroups_per_cu": p.resident, "waves": p.waves, "registers": p.registers}
+        print(json.dumps({"op": op, "shape": list(dims), "dtype": dtype, "device": sel.device,
+                          "layout": layout if sel.op in ("matmul", "gemm") else None, "persistent": persistent,
+                          "pick": pred(sel.best), "runner_up": pred(sel.runner_up) if sel.runner_up else None,
+                          "considered": sel.considered, "select_s": sel.seconds - sel.table_seconds,
+                          "table_s": sel.table_seconds, "predicted": True}, indent=2))
+        return
+    traits = f" {layout}{' persistent' if persistent else ''}" if op in ("matmul", "gemm") else ""
+    table = Table(title=f"porter tune: {op} {'x'.join(map(str, dims))} {dtype}{traits} on {sel.device}")
     table.add_column("")
     for label, _ in picks:
         table.add_column(label)

@@ -40,16 +40,17 @@ class Progress:
     item: str = ""
 
 
-def _serde() -> JsonPlusSerializer:
-    """A serializer that restores porter's state types, and only those, from a checkpoint."""
+def _serde(*modules) -> JsonPlusSerializer:
+    """A serializer that restores porter's state types (and those of `modules`), and only those,
+    from a checkpoint."""
     import enum
 
     from pydantic import BaseModel
 
     from porter import state
 
-    types = [(state.__name__, name) for name, obj in vars(state).items()
-             if isinstance(obj, type) and issubclass(obj, (BaseModel, enum.Enum)) and obj.__module__ == state.__name__]
+    types = [(m.__name__, name) for m in (state, *modules) for name, obj in vars(m).items()
+             if isinstance(obj, type) and issubclass(obj, (BaseModel, enum.Enum)) and obj.__module__ == m.__name__]
     return JsonPlusSerializer(allowed_msgpack_modules=types)
 
 
