@@ -356,8 +356,10 @@ def main() -> int:
     print(text)
     if args.md:
         cmd = "python bench/real_projects.py " + " ".join(sys.argv[1:])
+        head = subprocess.run(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=60).stdout.strip() or "unknown"
         args.md.write_text(f"# Real programs: ports built by their own build files for gfx950 ({date.today()})\n\n"
-                           f"Command: `{cmd}`\n\n{text}\n")
+                           f"Command: `{cmd}` (porter at commit {head}, nvcc {originals.nvcc})\n\n{text}\n")
     return 0
 
 

@@ -21,13 +21,13 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Literal
 
+from porter.catalog import AGENTS  # one list, which `porter rules` reads without importing this module
 from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
 from porter.pysyntax import PythonFile
 from porter.symbols import project_names
 from porter.syntax import FileText, SourceFile
 
 FAMILIES = ("HIP", "WAVE", "LDS", "MFMA", "PTX", "TRI", "BLD", "SHIM")
-AGENTS = ("translator", "microarch", "shim", "verifier")
 RULE_ID = re.compile(rf"^({'|'.join(FAMILIES)})(\d{{3}})$")
 # Ids once used and since retired stay reserved, so an old report's id never changes meaning.
 RETIRED: frozenset[str] = frozenset()
@@ -181,11 +181,25 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
     its finding is reported as not fixed, so two rules never fight over the same bytes. A hit
     whose whole span an earlier rule already rewrote (MFMA002 replaced the asm statement PTX001
     would report) is about code that is gone: it is recorded as fixed by that rule.
+
+    A rule that raises is contained: its hits on this file are dropped, an `internal-error`
+    finding names it, and the other rules run on.
     """
+    from porter.containment import internal_error
+
     findings: list[Finding] = []
     taken = _Taken()
+    rules = list(rules)
+    if (agent in DEPTH_BOUND_AGENTS and isinstance(unit, SourceFile) and rules
+            and (depth := unit.depth) > MAX_TREE_DEPTH):
+        return RunResult([_too_deep(unit, agent, depth)], None)
     for r in rules:
-        for hit in r.func(unit, ctx):
+        try:
+            hits = list(r.func(unit, ctx))
+        except Exception as exc:  # noqa: BLE001 - porter's own bug, reported as a finding (containment.py)
+            findings.append(internal_error(unit.path, r.id, exc, agent=agent))
+            continue
+        for hit in hits:
             detail = hit.detail
             if (earlier := taken.covering(hit.start, hit.end)) is not None:
                 fixed = True
@@ -200,7 +214,7 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
                 rule=r.id, severity=hit.severity or r.severity, message=hit.message,
                 location=Location.model_construct(path=unit.path, line=line, column=col,
                                                   end_line=end_line, end_column=end_col),
-                snippet=unit.line_text(line).strip(), agent=agent,
+                snippet=unit.snippet(hit.start), agent=agent,
                 fixable=bool(hit.edits) or fixed, fixed=fixed, detail=detail,
             ))
     patch = None
@@ -209,6 +223,23 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
         patch = Patch(path=unit.path, base_hash=content_hash(unit.data), edits=tuple(taken.edits), agent=agent,
                       rule=",".join(ids), reason=f"{len(taken.edits)} edits by {', '.join(ids)}")
     return RunResult(findings, patch)
+
+
+# Syntax trees deeper than this are not given to the analysis rules: they climb a node's
+# ancestors, and tree-sitter finds a parent by descending from the root, so a walk up a tree of
+# depth d costs d^2 (a 3,000-operand expression took hours). Real code nests a few dozen deep.
+# The translator's and shim's rules read tokens and calls, not ancestry, and run on any tree.
+MAX_TREE_DEPTH = 400
+DEPTH_BOUND_AGENTS = frozenset({"microarch"})
+INPUT_LIMIT = "input-limit"  # the rule id of a finding that says porter left a file unchecked, and why
+
+
+def _too_deep(unit: SourceFile, agent: str, depth: int) -> Finding:
+    return Finding(rule=INPUT_LIMIT, severity=Severity.warning, agent=agent,
+                   location=Location(path=unit.path, line=1),
+                   message=f"the syntax tree nests {depth} deep, more than porter's {agent} rules walk "
+                           f"({MAX_TREE_DEPTH}): they were not run on this file (its hazards are unchecked); "
+                           "split the expression that nests this deep to have it checked")
 
 
 class _Taken:
@@ -265,6 +296,7 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
     Headers run first, so that a unit's rules see the headers it includes as rewritten
     (`RuleContext.sources`); findings and patches come back in the order of `records`.
     """
+    from porter.containment import internal_error
     from porter.state import FileKind
     from porter.syntax import lang_for
 
@@ -279,6 +311,8 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
         findings: list[Finding] = []
         patches: list[Patch] = []
         done[record.path] = (findings, patches)
+        if record.unported:
+            continue  # the scan found it cannot be ported (the report says why)
         if record.kind in (FileKind.cuda, FileKind.cpp):
             lang = "cuda"
         elif record.kind in build_lang:
@@ -290,22 +324,25 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
         applicable = rules_for(agent, lang)
         if not applicable:
             continue
-        data = read(record.path)
-        for batch in _passes(applicable, stages):
-            unit: Unit
-            if lang == "cuda":
-                unit = SourceFile(record.path, data, lang_for(record.path) or "cpp")
-            elif lang == "triton":
-                unit = PythonFile(record.path, data)
-            else:
-                unit = TextFile(record.path, data, lang)
-            result = run_rules(unit, batch, ctx, agent=agent)
-            findings.extend(result.findings)
-            if result.patch:
-                patches.append(result.patch)
-                data = result.patch.apply_to(data)
-        if lang == "cuda" and _is_header(record.path):
-            sources[record.path] = SourceFile(record.path, data, lang_for(record.path) or "cpp")
+        try:
+            data = read(record.path)
+            for batch in _passes(applicable, stages):
+                unit: Unit
+                if lang == "cuda":
+                    unit = SourceFile(record.path, data, lang_for(record.path) or "cpp")
+                elif lang == "triton":
+                    unit = PythonFile(record.path, data)
+                else:
+                    unit = TextFile(record.path, data, lang)
+                result = run_rules(unit, batch, ctx, agent=agent)
+                findings.extend(result.findings)
+                if result.patch:
+                    patches.append(result.patch)
+                    data = result.patch.apply_to(data)
+            if lang == "cuda" and _is_header(record.path):
+                sources[record.path] = SourceFile(record.path, data, lang_for(record.path) or "cpp")
+        except Exception as exc:  # noqa: BLE001 - reading or parsing the file failed: porter's bug, contained
+            findings.append(internal_error(record.path, f"{agent} (reading and parsing)", exc, agent=agent))
     ordered = [done[r.path] for r in records if r.path in done]
     return [f for found, _ in ordered for f in found], [p for _, made in ordered for p in made]
 
