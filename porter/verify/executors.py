@@ -194,7 +194,9 @@ class HipOnCudaExecutor(CudaExecutor):
 
     def api_flags(self) -> list[str]:
         # PORTER_GPU_API_HIP selects the driver's HIP names; nvcc defines no HIP macro itself.
-        return ["-DPORTER_GPU_API_HIP", "-I", str(hip_on_cuda_dir())]
+        # nvcc.opts renames CUDA's warp functions so that the headers can declare HIP's.
+        root = hip_on_cuda_dir()
+        return ["-DPORTER_GPU_API_HIP", "-I", str(root), "--options-file", str(root / "nvcc.opts")]
 
 
 class RocmExecutor(Executor):
