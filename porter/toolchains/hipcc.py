@@ -105,6 +105,12 @@ def hip_on_cuda_dir() -> Path:
     return path
 
 
+def hip_on_cuda_flags(root: Path) -> list[str]:
+    """nvcc's flags for a build over the hip_on_cuda headers at `root`: their include directory and
+    nvcc.opts, which renames CUDA's warp functions so that the headers can declare HIP's."""
+    return ["-I", str(root), "--options-file", str(root / "nvcc.opts")]
+
+
 def find_device_libs() -> Path:
     """Debian's rocm-device-libs bitcode directory (ocml.bc, ockl.bc, ...); $PORTER_DEVICE_LIBS overrides."""
     override = os.environ.get("PORTER_DEVICE_LIBS")
@@ -729,7 +735,7 @@ def nvcc_command(args: Sequence[str], cfg: HipccConfig, tmp: Path | None = None)
     sources named other than `.cu` (`.hip`, `.cpp`) with objects or libraries, each such source
     is first compiled on its own into `tmp`, and the last command links the objects.
     """
-    base = [cfg.compiler, f"-arch={cfg.nv_arch}", *HIP_CLANG_SEMANTICS, "-I", cfg.include]
+    base = [cfg.compiler, f"-arch={cfg.nv_arch}", *HIP_CLANG_SEMANTICS, *hip_on_cuda_flags(Path(cfg.include))]
     opts: list[str] = []
     inputs: list[str] = []
     i = 0
@@ -836,6 +842,6 @@ def main(tool: str, root: str, args: list[str]) -> int:
 
 
 __all__ = [
-    "HIP_CLANG_SEMANTICS", "HipccConfig", "Kind", "clang_command", "hip_on_cuda_dir", "hipcc_env", "hipcc_root",
-    "hipconfig", "main", "nvcc_command", "run_build",
+    "HIP_CLANG_SEMANTICS", "HipccConfig", "Kind", "clang_command", "hip_on_cuda_dir", "hip_on_cuda_flags", "hipcc_env",
+    "hipcc_root", "hipconfig", "main", "nvcc_command", "run_build",
 ]
