@@ -32,6 +32,9 @@
 #define PORTER_HOC_GCN_ARCH_NAME "gfx950"
 #endif
 
+/* A struct, not a typedef (gen/runtime_api.txt): ROCm declares `typedef struct
+ * hipFuncAttributes {...}`, and ported code writes `struct hipFuncAttributes a;`. CUDA's layout. */
+struct hipFuncAttributes : cudaFuncAttributes {};
 #include <porter_hoc/runtime_table.h>
 #include <porter_hoc/gfx950_props.h>
 
@@ -84,6 +87,7 @@ struct hipDeviceProp_t {
   int canMapHostMemory;
   int computeMode;
   int concurrentKernels;
+  int asyncEngineCount;
   int ECCEnabled;
   int pciBusID;
   int pciDeviceID;
@@ -132,6 +136,7 @@ inline void fill_props(hipDeviceProp_t* p, const cudaDeviceProp& c) {
   p->integrated = c.integrated;
   p->canMapHostMemory = c.canMapHostMemory;
   p->concurrentKernels = c.concurrentKernels;
+  p->asyncEngineCount = c.asyncEngineCount;
   p->ECCEnabled = c.ECCEnabled;
   p->pciBusID = c.pciBusID;
   p->pciDeviceID = c.pciDeviceID;
