@@ -14,8 +14,10 @@ Before:
 After:
     uint newPos = min(static_cast<unsigned int>(pos + stride), static_cast<unsigned int>(L));
 
-Fix safety: safe: the casts are the conversions CUDA's prototypes apply to the arguments. A
-project that defines its own `umin` (a name the tree declares) is left alone.
+Fix safety: safe: the casts are the conversions CUDA's prototypes apply to the arguments. A file
+that defines its own `umin` (a function or macro in the file or a project header it includes) is
+left alone; a `static` helper of the same name in another file of the tree (cuda-samples'
+mergeSort_host.cpp) is not visible here and does not count.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def integer_min_max(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for found in unit.matches(_CALLS):
         fn = found["fn"][0]
         name = unit.text(fn)
-        if name not in FUNCTIONS or name in ctx.project:
+        if name not in FUNCTIONS or _defines(unit, ctx, name):
             continue
         args = [n for n in found["args"][0].named_children if n.type != "comment"]
         if len(args) != 2:
@@ -55,3 +57,12 @@ def integer_min_max(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         yield Hit(fn.start_byte, found["call"][0].end_byte,
                   f"{name} has no HIP counterpart: {hip}() with both arguments as {ty}, as CUDA converts them",
                   tuple(edits))
+
+
+def _defines(unit: SourceFile, ctx: RuleContext, name: str) -> bool:
+    """Whether this file or a project header it includes defines `name` (a function or a macro)."""
+    if name not in ctx.project:
+        return False
+    pattern = re.compile(rb"#\s*define\s+" + name.encode() + rb"\b|\b[\w:<>*&]+\s+" + name.encode()
+                         + rb"\s*\([^;{}()]*\)\s*(?:const\s*)?\{")
+    return any(pattern.search(f.data) for f in (unit, *ctx.included(unit)))
