@@ -66,12 +66,25 @@ class ClangHipOptions:
         object.__setattr__(self, "include_dirs", tuple(Path(p) for p in self.include_dirs))
 
 
+def wavefront_define(arch: str) -> str:
+    """`-D__AMDGCN_WAVEFRONT_SIZE=<n>` for `arch`, the wave size read from porter's hardware data.
+
+    clang 22 no longer predefines the macro (LLVM deprecated it in clang 20); Debian's HIP 5.2
+    headers read it wherever they are reached (amd_warp_functions.h initialises warpSize from it),
+    not only through the overlay's hip_runtime.h. Every compile porter drives for an AMD target
+    passes it: this per-unit check and the hipcc / CMake HIP stand-ins of porter.toolchains.hipcc.
+    """
+    from porter import hardware
+    return f"-D__AMDGCN_WAVEFRONT_SIZE={hardware.get(arch).wave_size}"
+
+
 def build_command(clang: Path, src: Path, opts: ClangHipOptions, asm_out: Path) -> list[str]:
     cmd = [
         str(clang), "-x", "hip", f"--offload-arch={opts.arch}",
         "--cuda-device-only", "-nogpulib", "-S",
         f"-std={opts.std}", opts.opt,
         "-I", str(overlay_dir()),  # first, so <hip/hip_runtime.h> is the overlay's
+        wavefront_define(opts.arch),
     ]
     for d in opts.include_dirs:
         cmd += ["-I", str(d)]
@@ -249,7 +262,7 @@ def demangle(names: list[str]) -> dict[str, str]:
 
 __all__ = [
     "HEADER_SET", "ClangHipOptions", "ToolchainMissing", "classify_amdgcn", "compile_unit", "count_mfma",
-    "demangle", "find_clang", "kernel_isa", "overlay_dir", "parse_resource_usage",
+    "demangle", "find_clang", "kernel_isa", "overlay_dir", "parse_resource_usage", "wavefront_define",
 ]
 
 

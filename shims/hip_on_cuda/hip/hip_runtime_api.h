@@ -17,6 +17,14 @@
  * file holds the functions whose meaning or signature differs from CUDA's.
  */
 #pragma once
+/* ROCm's include guards of this header and of hip/driver_types.h, which it includes: ported
+ * code tests them (CUDA's __CUDA_RUNTIME_API_H__ and __DRIVER_TYPES_H__ map to them). */
+#ifndef HIP_INCLUDE_HIP_HIP_RUNTIME_API_H
+#define HIP_INCLUDE_HIP_HIP_RUNTIME_API_H
+#endif
+#ifndef HIP_INCLUDE_HIP_DRIVER_TYPES_H
+#define HIP_INCLUDE_HIP_DRIVER_TYPES_H
+#endif
 
 #include <porter_hoc/config.h>
 
@@ -24,6 +32,9 @@
 #define PORTER_HOC_GCN_ARCH_NAME "gfx950"
 #endif
 
+/* A struct, not a typedef (gen/runtime_api.txt): ROCm declares `typedef struct
+ * hipFuncAttributes {...}`, and ported code writes `struct hipFuncAttributes a;`. CUDA's layout. */
+struct hipFuncAttributes : cudaFuncAttributes {};
 #include <porter_hoc/runtime_table.h>
 #include <porter_hoc/gfx950_props.h>
 
@@ -76,6 +87,7 @@ struct hipDeviceProp_t {
   int canMapHostMemory;
   int computeMode;
   int concurrentKernels;
+  int asyncEngineCount;
   int ECCEnabled;
   int pciBusID;
   int pciDeviceID;
@@ -124,6 +136,7 @@ inline void fill_props(hipDeviceProp_t* p, const cudaDeviceProp& c) {
   p->integrated = c.integrated;
   p->canMapHostMemory = c.canMapHostMemory;
   p->concurrentKernels = c.concurrentKernels;
+  p->asyncEngineCount = c.asyncEngineCount;
   p->ECCEnabled = c.ECCEnabled;
   p->pciBusID = c.pciBusID;
   p->pciDeviceID = c.pciDeviceID;
