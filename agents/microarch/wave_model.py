@@ -32,6 +32,7 @@ from tree_sitter import Node
 
 from porter import cuda_patterns as patterns
 from porter import kernel_facts
+from porter.agents.microarch import wave_sites
 from porter.rules import Hit, RuleContext
 from porter.syntax import SourceFile
 
@@ -303,7 +304,6 @@ def quantities(f: Function, constants: dict[str, int], wave_fragments: bool = Fa
 
 
 def _shuffle(f: Function, callee: str, call: Node, constants: dict[str, int]) -> list[Quantity]:
-    from porter.agents.microarch.rules import wave002_sync_lanes as w2
 
     src, out = f.view.src, []
     offset_at, width_at = SHUFFLE_ARGS[callee]
@@ -328,9 +328,9 @@ def _shuffle(f: Function, callee: str, call: Node, constants: dict[str, int]) ->
         else:
             out.append(_q(f, call, "shuffle", "wave", keep=False, note="a width porter cannot evaluate"))
     if offset_at is not None and offset_at < len(a) and (width is None or src.text(width) in ("warpSize",)):
-        loop = w2._loop_fix(f.unit, f.view, callee, call)
-        chain = w2._chain_fix(f.unit, f.view, callee, call)
-        start, _ = w2._start(f.unit, f.view, a[offset_at])
+        loop = wave_sites._loop_fix(f.unit, f.view, callee, call)
+        chain = wave_sites._chain_fix(f.unit, f.view, callee, call)
+        start, _ = wave_sites._start(f.unit, f.view, a[offset_at])
         if loop is not None or chain is not None:
             out.append(_q(f, a[offset_at], "offset", "32"))
         elif _follows_constant(f, a[offset_at], constants):
@@ -347,14 +347,13 @@ def _shuffle(f: Function, callee: str, call: Node, constants: dict[str, int]) ->
 
 def _follows_constant(f: Function, offset: Node, constants: dict[str, int]) -> bool:
     """The offset, or the loop variable it is, starts from an expression of a warp-size constant."""
-    from porter.agents.microarch.rules.wave002_sync_lanes import _initialised
 
     src, offset = f.view.src, patterns.unwrap(offset)
     if offset.type != "identifier":
         return any(src.text(i) in constants for i in src.captures("(identifier) @i", offset))
     loop = patterns.enclosing(offset, "for_statement")
     while loop is not None:
-        for name, first in _initialised(src, loop.child_by_field_name("initializer")):
+        for name, first in wave_sites._initialised(src, loop.child_by_field_name("initializer")):
             if name == src.text(offset) and first is not None:
                 return any(src.text(i) in constants for i in [first, *src.captures("(identifier) @i", first)])
         loop = patterns.enclosing(loop, "for_statement")
@@ -383,13 +382,12 @@ def _is_half(src: SourceFile, call: Node) -> bool:
 
 def _ballot_use(f: Function, call: Node, seen: set[int]) -> list[Quantity]:
     """A whole-wave ballot kept in 32 bits, or counted with a 32-bit bit operation."""
-    from porter.agents.microarch.rules import wave004_ballot_width as w4
 
     src = f.view.src
     site = call
     while site.parent is not None and site.parent.type == "parenthesized_expression":
         site = site.parent
-    narrowed, holder, type_node = w4._narrowing(src, site)
+    narrowed, holder, type_node = wave_sites._narrowing(src, site)
     out = []
     if narrowed:
         fixable = type_node is not None or (site.parent is not None and site.parent.type == "argument_list"
@@ -408,22 +406,19 @@ def _ballot_use(f: Function, call: Node, seen: set[int]) -> list[Quantity]:
 
 
 def _mask(f: Function, callee: str, call: Node) -> list[Quantity]:
-    from porter.agents.microarch.rules.wave001_full_mask import is_full32
 
     src = f.view.src
     a = patterns.args(call)
     if not a:
         return []
     mask = patterns.unwrap(a[0])
-    if is_full32(src, mask) or mask_variable(f.unit, f.view, mask) == "full32":
+    if wave_sites.is_full32(src, mask) or mask_variable(f.unit, f.view, mask) == "full32":
         return [_q(f, mask, "mask", "32")]
     return []
 
 
 def mask_variable(unit: SourceFile, view: patterns.View, mask: Node) -> str:
     """How a mask name is set: "full32" (every initializer a 32-bit all-ones), "full64", or ""."""
-    from porter.agents.microarch.rules.wave001_full_mask import is_full32
-    from porter.agents.microarch.rules.wave006_sync_portability import every_lane
 
     if mask.type != "identifier":
         return ""
@@ -444,9 +439,9 @@ def mask_variable(unit: SourceFile, view: patterns.View, mask: Node) -> str:
         values = [d.value for d in defs if d.view.base == 0]
     if not values:
         return ""
-    if all(is_full32(view.src, patterns.unwrap(v)) for v in values):
+    if all(wave_sites.is_full32(view.src, patterns.unwrap(v)) for v in values):
         return "full32"
-    if all(every_lane(unit, view, v) for v in values):
+    if all(wave_sites.every_lane(unit, view, v) for v in values):
         return "full64"
     return ""
 
@@ -496,28 +491,26 @@ def _lane_bit_converts(src: SourceFile, expr: Node) -> bool:
 
 def constant_quantities(unit: SourceFile, constants: dict[str, int]) -> dict[str, Quantity]:
     """The definition of each warp-size constant of this unit: rewritable per target (WAVE003) or not."""
-    from porter.agents.microarch.rules.wave003_lane_math import _constant_fix
 
     found = {}
     for name in constants:
         for d in patterns.definitions(unit).get(name, []):
             start, end = d.view.span(d.value)
             found[name] = Quantity("constant", unit.path, start, end, f"{name} = {d.view.src.text(d.value)}", "32",
-                                   convert=bool(_constant_fix(unit, d)),
-                                   note="" if _constant_fix(unit, d) else "a definition WAVE003 cannot choose per target")
+                                   convert=bool(wave_sites._constant_fix(unit, d)),
+                                   note="" if wave_sites._constant_fix(unit, d) else "a definition WAVE003 cannot choose per target")
     return found
 
 
 def array_quantities(unit: SourceFile, kernel: kernel_facts.Kernel, constants: dict[str, int]) -> list[Quantity]:
     """Shared arrays of the kernel sized per lane or per warp of a 32-lane warp."""
-    from porter.agents.microarch.rules import wave005_warp_shared as w5
 
     found = []
     for a in kernel.arrays:
         for size in a.dim_nodes:
             size = patterns.unwrap(size)
             text = unit.text(size)
-            if w5._counts_warps(unit, size):
+            if wave_sites._counts_warps(unit, size):
                 found.append(Quantity("shared-array", unit.path, size.start_byte, size.end_byte,
                                       f"{a.name}[{text}]", "neutral", note="a slot per warp: enough slots for 64-lane waves"))
             elif text in constants:
@@ -525,10 +518,10 @@ def array_quantities(unit: SourceFile, kernel: kernel_facts.Kernel, constants: d
                                       f"{a.name}[{text}]", "neutral", note=f"follows {text}"))
             elif len(a.dim_nodes) == 1 and size.type == "number_literal" and patterns.literal(text) \
                     and patterns.literal(text)[0] == 32:
-                kinds = w5._index_kinds(unit, a.name)
+                kinds = wave_sites._index_kinds(unit, a.name)
                 if "lane" in kinds:
                     found.append(Quantity("shared-array", unit.path, size.start_byte, size.end_byte, f"{a.name}[32]",
-                                          "32", convert=not w5._sizeof_taken(unit, a.name)))
+                                          "32", convert=not wave_sites._sizeof_taken(unit, a.name)))
     return found
 
 

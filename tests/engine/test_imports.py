@@ -132,18 +132,5 @@ def test_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
-# Cycles known and not yet broken, each with its reason. A new cycle, or a change in one of these, fails.
-KNOWN_CYCLES = [
-    # wave_model (the per-kernel wave decision) calls site analyses that live in the WAVE001-006
-    # rule modules (is_full32, _loop_fix, _narrowing, _counts_warps, ...), through function-level
-    # imports, while each of those rules gates its hits through wave_model.gate. Breaking it means
-    # moving those analyses into a module below both (issue 20, not done yet).
-    ["porter.agents.microarch.rules.wave001_full_mask", "porter.agents.microarch.rules.wave002_sync_lanes",
-     "porter.agents.microarch.rules.wave003_lane_math", "porter.agents.microarch.rules.wave004_ballot_width",
-     "porter.agents.microarch.rules.wave005_warp_shared", "porter.agents.microarch.rules.wave006_sync_portability",
-     "porter.agents.microarch.wave_model"],
-]
-
-
 def test_no_import_cycles():
-    assert _cycles(_graph()) == KNOWN_CYCLES
+    assert _cycles(_graph()) == []

@@ -37,46 +37,10 @@ from collections.abc import Iterator
 
 from porter import cuda_patterns as patterns
 from porter.agents.microarch import wave_model
+from porter.agents.microarch.wave_sites import is_full32, named_full32
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
-
-
-def is_full32(src: SourceFile, node) -> bool:
-    """A full mask for 32 lanes: 0xffffffff with any suffix, or all ones held in a 32-bit type."""
-    node, wide = patterns.unwrap(node), False
-    cast = patterns.cast_target(src, node)
-    if cast:
-        target, operand = cast
-        node, wide = patterns.unwrap(operand), target not in patterns.NARROW_INT
-    ones = all_ones(src, node)
-    if ones is None:
-        return False
-    value, suffix = ones
-    return value == 0xFFFFFFFF or not (wide or "l" in suffix)
-
-
-def all_ones(src: SourceFile, node) -> tuple[int, str] | None:
-    """(value, literal suffix) when `node` is -1, ~0 or 0xffffffff."""
-    if node.type == "number_literal":
-        lit = patterns.literal(src.text(node))
-        return lit if lit and lit[0] in (-1, 0xFFFFFFFF) else None
-    if node.type == "unary_expression":
-        op, arg = src.text(node.child_by_field_name("operator")), node.child_by_field_name("argument")
-        lit = patterns.literal(src.text(arg)) if arg.type == "number_literal" else None
-        if lit and (op, lit[0]) in (("~", 0), ("-", 1)):
-            return -1, lit[1]
-    return None
-
-
-def named_full32(unit: SourceFile, view: patterns.View, mask) -> str:
-    """The name of a constant defined in this file as a full 32-bit mask, or ''."""
-    if mask.type != "identifier":
-        return ""
-    defs = patterns.definitions(unit).get(view.src.text(mask), [])
-    if defs and all(is_full32(d.view.src, patterns.unwrap(d.value)) for d in defs):
-        return view.src.text(mask)
-    return ""
 
 
 @rule(id="WAVE001", lang="cuda", severity="error", fix="safe")

@@ -43,6 +43,7 @@ from collections.abc import Iterator
 
 from porter import cuda_patterns as patterns
 from porter.agents.microarch import wave_model
+from porter.agents.microarch.wave_sites import _constant_fix
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
@@ -194,30 +195,3 @@ def _rewrite(src: SourceFile, expr) -> list[tuple[int, int, str]]:
     return edits
 
 
-def _constant_fix(unit: SourceFile, d: patterns.Definition) -> tuple[Edit, ...]:
-    """The #if/#else rewrite of one warp-size definition, or () where it is left to a person."""
-    if d.view.base == 0 and d.decl is None:
-        return ()
-    if d.decl is not None:
-        if d.decl.type != "declaration" or len(d.decl.children_by_field_name("declarator")) != 1:
-            return ()
-        at_file_scope = d.decl.parent is not None and d.decl.parent.type in ("translation_unit", "preproc_if",
-                                                                               "preproc_ifdef", "preproc_else")
-        if d.name == "warpSize" and at_file_scope:
-            return ()
-        span = patterns.line_span(unit, d.decl)
-    else:
-        line_start = unit.data.rfind(b"\n", 0, d.at) + 1
-        line_end = unit.data.find(b"\n", d.at)
-        line_end = len(unit.data) if line_end < 0 else line_end
-        line = unit.data[line_start:line_end]
-        span = (line_start, line_end) if line.lstrip().startswith(b"#") and not line.rstrip().endswith(b"\\") else None
-    if span is None:
-        return ()
-    start, end = span
-    value_start, value_end = d.view.span(d.value)
-    if not start <= value_start < value_end <= end:
-        return ()
-    original = unit.data[start:end].decode()
-    wide = unit.data[start:value_start].decode() + "64" + unit.data[value_end:end].decode()
-    return (Edit(start=start, end=end, text=f"#if {patterns.WAVE64_CONDITION}\n{wide}\n#else\n{original}\n#endif"),)

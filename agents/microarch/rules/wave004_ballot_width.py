@@ -27,14 +27,12 @@ from collections.abc import Iterator
 
 from porter import cuda_patterns as patterns
 from porter.agents.microarch import wave_model
+from porter.agents.microarch.wave_sites import DROPS, _narrowing
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
 
 BIT32, SAME_ANSWER, WIDER = patterns.BIT32, patterns.SAME_ANSWER, patterns.WIDER
-_DECLARED = """[(declaration type: (_) @type declarator: [(identifier) @name (init_declarator declarator: (identifier) @name)])
-               (parameter_declaration type: (_) @type declarator: (identifier) @name)]"""
-DROPS = "drops lanes 32-63"
 
 
 @rule(id="WAVE004", lang="cuda", severity="error", fix="safe")
@@ -90,60 +88,7 @@ _DIFFERENT = ("; {name} counts from bit 31, its 64-bit form from bit 63, so the 
               "changes too: left for a person")
 
 
-def _narrowing(src: SourceFile, site) -> tuple[str, str, object]:
-    """(how the ballot at `site` is narrowed, or ""; the variable it is stored in, or ""; the type node to widen, or None)."""
-    parent = site.parent
-    if parent is None:
-        return "", "", None
-    if parent.type == "init_declarator" and parent.child_by_field_name("value") == site:
-        name = src.text(parent.child_by_field_name("declarator"))
-        decl = parent.parent
-        type_node = decl.child_by_field_name("type")
-        declared = patterns.type_text(src, type_node)
-        if declared not in patterns.NARROW_INT:
-            return "", name, None
-        return (f"storing it in `{declared} {name}` {DROPS}: use unsigned long long", name,
-                type_node if _local_single(decl) else None)
-    if parent.type == "assignment_expression" and parent.child_by_field_name("right") == site:
-        name = src.text(parent.child_by_field_name("left"))
-        decl = _declaration(src, parent, name)
-        type_node = decl.child_by_field_name("type") if decl is not None else None
-        declared = patterns.type_text(src, type_node)
-        if declared not in patterns.NARROW_INT:
-            return "", name, None
-        return (f"assigning it to `{declared} {name}` {DROPS}: use unsigned long long", name,
-                type_node if decl is not None and _local_single(decl) else None)
-    if parent.type == "argument_list" and parent.parent.type == "call_expression":
-        call = parent.parent
-        callee = src.text(call.child_by_field_name("function"))
-        if callee in BIT32:
-            return f"{callee} reads only its low 32 bits and {DROPS}: use {BIT32[callee]}", "", None
-        parent = call
-    cast = patterns.cast_target(src, parent)
-    if cast:
-        return (f"casting it to `{cast[0]}` {DROPS}" if cast[0] in patterns.NARROW_INT else ""), "", None
-    # A ballot returned through a 32-bit return type is WAVE010's: it widens the function with its callers.
-    return "", "", None
-
-
-def _local_single(decl) -> bool:
-    """A declaration inside a function body, with one declarator: widening it changes nothing else's type."""
-    return (decl.type == "declaration" and len(decl.children_by_field_name("declarator")) == 1
-            and patterns.enclosing(decl, "function_definition") is not None)
-
-
 def _scope(src: SourceFile, node):
     return patterns.enclosing(node, "function_definition") or src.tree.root_node
 
 
-def _declaration(src: SourceFile, use, name: str):
-    """The last declaration of `name` before `use`, in its function, else in the file; None if unseen."""
-    for scope in (patterns.enclosing(use, "function_definition"), src.tree.root_node):
-        if scope is None:
-            continue
-        seen = [m for m in src.matches(_DECLARED, scope)
-                if src.text(m["name"][0]) == name and m["name"][0].start_byte < use.start_byte]
-        if seen:
-            node = seen[-1]["type"][0].parent
-            return node
-    return None

@@ -30,12 +30,12 @@ from collections.abc import Iterator
 
 from porter import cuda_patterns as patterns
 from porter.agents.microarch import wave_model
+from porter.agents.microarch.wave_sites import _counts_warps, _index_kinds, _sizeof_taken, _warp_size_name
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
 
 _SHARED = "(declaration declarator: (array_declarator) @array) @decl"
-_SUBSCRIPTS = "(subscript_expression argument: (identifier) @array) @sub"
 WAVES = "counts 32-lane warps; a CDNA wavefront has 64 lanes, so a block has half as many"
 WAVE64 = "a CDNA wavefront has 64 lanes"
 DOUBT = "nothing here says whether 32 is the warp size or a tile width"
@@ -85,52 +85,3 @@ def _warp_shared(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
                               f"{WAVE64}: {DOUBT}")
 
 
-def _index_kinds(unit: SourceFile, array: str) -> dict[str, str]:
-    """How `array` is indexed: {"lane": index text} for a lane number, {"warp": ...} for a warp number."""
-    kinds: dict[str, str] = {}
-    for m in unit.matches(_SUBSCRIPTS):
-        if unit.text(m["array"][0]) != array:
-            continue
-        indices = m["sub"][0].child_by_field_name("indices")
-        if indices is None:
-            continue
-        index = indices.named_children[0] if indices.named_child_count == 1 else indices
-        text = " ".join(unit.text(indices).strip("[]").split())
-        if patterns.is_lane_index(unit, index):
-            kinds.setdefault("lane", text)
-        elif patterns.mentions(unit, indices, patterns.WARP_ID_NAME) or _divides_threads(unit, index):
-            kinds.setdefault("warp", text)
-    return kinds
-
-
-def _divides_threads(unit: SourceFile, node) -> bool:
-    node = patterns.unwrap(node)
-    return (node.type == "binary_expression" and unit.text(node.child_by_field_name("operator")) in ("/", ">>")
-            and patterns.indexes_threads(unit, node.child_by_field_name("left")))
-
-
-def _sizeof_taken(unit: SourceFile, array: str) -> bool:
-    return any(array in unit.text(n) for n in unit.captures("(sizeof_expression) @s"))
-
-
-def _counts_warps(unit: SourceFile, size) -> bool:
-    """`X / 32`, `X >> 5`, `X / WARP_SIZE` with WARP_SIZE 32."""
-    if size.type != "binary_expression":
-        return False
-    op, right = unit.text(size.child_by_field_name("operator")), patterns.unwrap(size.child_by_field_name("right"))
-    divisor = patterns.value(unit, patterns.views(unit)[0], right)
-    return (op, divisor) in (("/", 32), (">>", 5)) or (op == "/" and bool(_warp_size_name(unit, right)))
-
-
-def _warp_size_name(unit: SourceFile, node) -> str:
-    """A note such as ` (WARP_SIZE is 32)` when a warp-size constant in `node` is 32 here or is defined elsewhere."""
-    for ident in unit.captures("(identifier) @i", node):
-        name = unit.text(ident)
-        if not patterns.WARP_SIZE_NAME.match(name):
-            continue
-        defs = patterns.definitions(unit).get(name)
-        if not defs:
-            return f" ({name} is defined outside this file; if it is 32)"
-        if patterns.value(unit, patterns.views(unit)[0], ident) == 32:
-            return f" ({name} is 32)"
-    return ""

@@ -26,35 +26,11 @@ from collections.abc import Iterator
 
 from porter import cuda_patterns as patterns
 from porter.agents.microarch import wave_model
-from porter.agents.microarch.rules.wave001_full_mask import all_ones
+from porter.agents.microarch.wave_sites import every_lane
+
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
-
-EVERY_LANE_CALLS = frozenset({"__activemask"})
-
-
-def every_lane(unit: SourceFile, view: patterns.View, mask, depth: int = 0) -> bool:
-    """A 64-bit all-ones mask (~0ull, 0xffffffffffffffffull, (unsigned long long)-1, a constant of one) or __activemask()."""
-    src, mask = view.src, patterns.unwrap(mask)
-    if mask.type == "call_expression":
-        fn = mask.child_by_field_name("function")
-        return src.text(fn) in EVERY_LANE_CALLS and not patterns.args(mask)
-    cast = patterns.cast_target(src, mask)
-    if cast:
-        target, operand = cast
-        ones = all_ones(src, patterns.unwrap(operand))
-        return target not in patterns.NARROW_INT and ones is not None and ones[0] == -1
-    if mask.type == "number_literal":
-        lit = patterns.literal(src.text(mask))
-        return lit is not None and lit[0] == 0xFFFFFFFFFFFFFFFF
-    if mask.type == "unary_expression":
-        ones = all_ones(src, mask)
-        return ones is not None and ones[0] == -1 and "ll" in ones[1]
-    if mask.type == "identifier" and depth < 4:
-        defs = patterns.definitions(unit).get(src.text(mask), [])
-        return bool(defs) and all(every_lane(unit, d.view, d.value, depth + 1) for d in defs)
-    return False
 
 
 @rule(id="WAVE006", lang="cuda", severity="warning", fix="safe")

@@ -49,8 +49,7 @@ from tree_sitter import Node
 
 from porter import cuda_patterns as patterns
 from porter.agents.microarch import wave_model
-from porter.agents.microarch.rules.wave001_full_mask import is_full32
-from porter.agents.microarch.rules.wave006_sync_portability import every_lane
+from porter.agents.microarch.wave_sites import every_lane, is_full32
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
