@@ -92,6 +92,14 @@ def test_agents_do_not_import_each_other():
     assert sorted(wrong) == []
 
 
+def test_rules_do_not_import_rules():
+    """One rule, one file: what two rules (or a rule and its agent's model) share lives beside them, not in a rule."""
+    graph = _graph()
+    wrong = sorted(f"{src} imports {dst}" for src, dsts in graph.items() for dst in dsts
+                   if ".rules." in src and ".rules." in dst and _is_agent(dst))
+    assert wrong == []
+
+
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """Strongly connected components with more than one module (Tarjan), each sorted."""
     index: dict[str, int] = {}
