@@ -1,7 +1,8 @@
 """The entries of the inline-PTX catalog (agents/microarch/ptx_catalog.py), one function per opcode family.
 
-Each entry registers itself with `ptx_eval.entry` (ptx_catalog imports this module for that) and names its sources: the PTX ISA section (NVIDIA PTX ISA 8.5, by section title) for what
-the instruction computes, and the AMD side (HIP's amd_device_functions.h, clang's AMDGPU builtins
+Each entry registers itself with `ptx_eval.entry` (ptx_catalog imports this module for that).
+It names its sources: the PTX ISA section (NVIDIA PTX ISA 8.5, by section title) for what the
+instruction computes, and the AMD side (HIP's amd_device_functions.h, clang's AMDGPU builtins
 in BuiltinsAMDGPU.def, the AMD Instinct CDNA3 ISA reference) for what replaces it. An entry
 either builds the C++ expression for its destination or raises NotCovered, which leaves the
 whole block to PTX001. Anything whose AMD form would differ for some input stays uncovered or
