@@ -22,12 +22,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from porter import hardware
 from porter.kernel_facts import constant
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
 
-WAVE, SIMDS_PER_CU, MAX_WAVES_PER_SIMD = 64, 4, 8  # HARDWARE.md: wave 64, 4 SIMDs per CU, 8 waves per SIMD
+_SPEC = hardware.get(hardware.TARGET).spec  # gfx950: wave 64, 4 SIMDs per CU, 8 waves per SIMD
+WAVE = int(_SPEC.wave_size.value)
+SIMDS_PER_CU = int(_SPEC.simds_per_cu.value)
+MAX_WAVES_PER_SIMD = int(_SPEC.max_waves_per_cu.value) // SIMDS_PER_CU
 
 
 def waves_per_eu(threads: int, min_blocks: int) -> tuple[int, str]:
@@ -35,10 +39,10 @@ def waves_per_eu(threads: int, min_blocks: int) -> tuple[int, str]:
     per_block = -(-threads // WAVE)
     per_cu = min_blocks * per_block
     n = -(-per_cu // SIMDS_PER_CU)
-    text = (f"{min_blocks} blocks x ceil({threads}/64) = {per_block} waves = {per_cu} waves per CU; "
-            f"/ 4 SIMDs = {n} waves per SIMD")
+    text = (f"{min_blocks} blocks x ceil({threads}/{WAVE}) = {per_block} waves = {per_cu} waves per CU; "
+            f"/ {SIMDS_PER_CU} SIMDs = {n} waves per SIMD")
     if n > MAX_WAVES_PER_SIMD:
-        text += f", capped at {MAX_WAVES_PER_SIMD} (a SIMD holds at most 8 waves)"
+        text += f", capped at {MAX_WAVES_PER_SIMD} (a SIMD holds at most {MAX_WAVES_PER_SIMD} waves)"
         n = MAX_WAVES_PER_SIMD
     return n, text
 
