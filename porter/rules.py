@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from porter.agent_names import AGENTS
 from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
@@ -103,7 +103,10 @@ class Hit:
     detail: str = ""
 
 
-RuleFunc = Callable[[Unit, RuleContext], Iterable[Hit]]
+# A rule takes the one kind of unit its `lang` gives it (SourceFile, TextFile or PythonFile);
+# the runner hands each rule only units of its lang, hence Any here.
+RuleFunc = Callable[[Any, RuleContext], Iterable[Hit]]
+RuleFuncT = TypeVar("RuleFuncT", bound=RuleFunc)
 
 
 @dataclass(frozen=True)
@@ -133,10 +136,10 @@ class Rule:
 _REGISTRY: dict[str, Rule] = {}
 
 
-def rule(*, id: str, lang: Lang, severity: str, fix: FixKind = "none") -> Callable[[RuleFunc], RuleFunc]:
+def rule(*, id: str, lang: Lang, severity: str, fix: FixKind = "none") -> Callable[[RuleFuncT], RuleFuncT]:
     """Register a rule. The calling module's docstring is the rule's documentation."""
 
-    def register(func: RuleFunc) -> RuleFunc:
+    def register(func: RuleFuncT) -> RuleFuncT:
         if not RULE_ID.match(id):
             raise ValueError(f"{func.__module__}: rule id {id!r} is not FAMILY+3 digits ({', '.join(FAMILIES)})")
         if id in RETIRED:
