@@ -256,7 +256,7 @@ def verdict(port: RunResult, baseline: RunResult) -> TimingVerdict | None:
     ratio = port.median_ms / baseline.median_ms
     noise = max(MIN_NOISE, ABS_NOISE_MS / baseline.median_ms, relative_spread(port.timings_ms),
                 relative_spread(baseline.timings_ms))
-    kind = "equal" if abs(ratio - 1.0) <= noise else ("faster" if ratio < 1.0 else "slower")
+    kind: Timing = "equal" if abs(ratio - 1.0) <= noise else ("faster" if ratio < 1.0 else "slower")
     return TimingVerdict(verdict=kind, port_median_ms=port.median_ms, baseline_median_ms=baseline.median_ms,
                          ratio=round(ratio, 4), noise=round(noise, 4), port_runs=len(port.timings_ms),
                          baseline_runs=len(baseline.timings_ms))

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from porter.state import BuildResult, Frozen, KernelCheck, KernelResources, UnitResult, UnitVerdict
+from porter.state import BuildResult, Frozen, KernelCheck, KernelResources, KernelStatus, UnitResult, UnitVerdict
 from porter.toolchains import ToolchainMissing
 from porter.toolchains.triton_aot import PtxResources, Specialisation, TritonAotOptions, compile_kernel
 from porter.verify.compare import Comparison, compare_arrays
@@ -197,7 +197,7 @@ def _numerics(e: TritonSpec, source: Path, port: Path, workdir: Path
     run = run_interpreted(launches, check, interp_dir)
     if not run.build.ok:
         original_done = all((interp_dir / "original" / f"out_{n}.npy").is_file() for n in e.output_names)
-        status = "port-run-failed" if original_done else "baseline-failed"
+        status: KernelStatus = "port-run-failed" if original_done else "baseline-failed"
         who = "the port" if original_done else "the original"
         return run.build, (), KernelCheck(kernel=e.label, executor=EXECUTOR, status=status,
                                           reason=f"{who} failed under the interpreter: {_last_line(run.build.stderr)}")
