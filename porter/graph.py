@@ -8,7 +8,9 @@ Agents return proposals; the node wrappers here land their patches through the o
 `Workspace`, so agents never write files. The run's model (porter.llm.Model, or None for
 rules only) is handed to each agent node: a client lives outside the state, which stays plain
 data. Every step is checkpointed by the SQLite saver the caller passes in, under the output
-tree, which is what `--resume` continues from.
+tree, which is what `--resume` continues from. The run's dispatcher (porter.cluster: in-process,
+or a Ray cluster) is, like the model, handed in beside the state; each node runs with it as the
+current one, where its per-unit work fans out.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from langgraph.graph import END, START, StateGraph
 
+from porter import cluster
 from porter.agents.microarch import node as microarch
 from porter.agents.shim import node as shim
 from porter.agents.translator import node as translator
@@ -66,12 +69,21 @@ def route(state: PortState) -> str:
     return state.route or "report"
 
 
-def build_graph(checkpointer=None, model: Model | None = None):
+def _with(dispatcher: cluster.Dispatcher | None, node: Callable[[PortState], dict]) -> Callable[[PortState], dict]:
+    def dispatched(state: PortState) -> dict:
+        with cluster.using(dispatcher):
+            return node(state)
+
+    dispatched.__name__ = node.__name__
+    return dispatched
+
+
+def build_graph(checkpointer=None, model: Model | None = None, dispatcher: cluster.Dispatcher | None = None):
     g = StateGraph(PortState)
     g.add_node("scan", scan_node)
     for name in AGENTS:
-        g.add_node(name, _agent(name, model))
-    g.add_node("verifier", verifier_node)
+        g.add_node(name, _with(dispatcher, _agent(name, model)))
+    g.add_node("verifier", _with(dispatcher, verifier_node))
     g.add_node("report", report_node)
     g.add_edge(START, "scan")
     g.add_edge("scan", "translator")
