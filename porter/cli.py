@@ -197,6 +197,8 @@ def cluster_plan(
     nodes: Annotated[str, typer.Option(help="Node counts to predict, comma-separated.")] = "1,8,64",
     cpus_per_node: Annotated[int, typer.Option(help="CPUs per node (and clang22, nvcc slots).")] = 16,
     gpus_per_node: Annotated[int, typer.Option(help="GPUs per node.")] = 8,
+    executor: Annotated[str, typer.Option(help="With a porter.toml: the GPU checks' executor (none, hip-on-cuda, "
+                                               "rocm), which names their accelerator type.")] = "none",
 ) -> None:
     """The tasks a port of SOURCE submits, their resources, and its predicted wall time on N nodes."""
     from porter import makespan
@@ -218,9 +220,10 @@ def cluster_plan(
     else:
         source = source.resolve()
         stages = makespan.from_tree(source, lambda files: units_of(
-            PortState(run_id="plan", source=str(source), output="", files=files)))
+            PortState(run_id="plan", source=str(source), output="", files=files)), executor)
     shape = makespan.NodeShape(cpus=cpus_per_node, gpus=gpus_per_node)
-    typer.echo(makespan.render(stages, counts, shape, measured=durations is not None))
+    typer.echo(makespan.render(stages, counts, shape, measured=durations is not None,
+                               executor="rocm" if executor == "none" else executor))
 
 
 @app.command("rules")
