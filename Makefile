@@ -10,7 +10,7 @@ BIN    := $(VENV)/bin
 # Every fixture project (folders that are inputs of other tests are not projects to port).
 NOT_PROJECTS := golden rules reports toolchains hip_on_cuda verify
 FIXTURES := $(filter-out $(NOT_PROJECTS),$(notdir $(patsubst %/,%,$(wildcard fixtures/*/))))
-DEBS   := clang-22 lld-22 llvm-22 libamdhip64-dev libhiprand-dev librocrand-dev
+DEBS   := clang-22 lld-22 llvm-22 libamdhip64-dev libhiprand-dev librocrand-dev rocm-device-libs libomp-22-dev cmake
 
 .PHONY: setup toolchains demo test bench clean
 

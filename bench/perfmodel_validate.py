@@ -62,6 +62,27 @@ SHAPES: list[tuple[str, int, int, int]] = [
     *[("odd", m, n, k) for m, n, k in ((1000, 777, 1536), (3000, 5000, 2000), (4095, 4095, 4096), (333, 4099, 4096))],
 ]
 DTYPES = ("bf16", "fp16", "fp8")
+# Kernel variants (bench/gemm_kernel.py) and the traits the model is told for each. Results of
+# the first validation (2026-11-29) carry no variant: they are "nt".
+VARIANTS = {"nt": ("gemm_kernel", "nt", False), "nn": ("gemm_nn_kernel", "nn", False),
+            "persistent": ("gemm_persistent_kernel", "nt", True)}
+
+
+def traits_of(variant: str):
+    from porter.perfmodel.gemm import Traits
+
+    _, layout, persistent = VARIANTS[variant]
+    return Traits(layout, persistent)
+
+
+def kernel_of(variant: str):
+    import gemm_kernel
+
+    return getattr(gemm_kernel, VARIANTS[variant][0])
+
+
+def result_key(variant: str, dtype: str, m: int, n: int, k: int) -> str:
+    return f"{dtype}/{shape_key(m, n, k)}" if variant == "nt" else f"{variant}/{dtype}/{shape_key(m, n, k)}"
 ABANDON = 8.0  # a first run this many times the best so far is not timed further
 REPS = 3
 CONFIRM_REPS = 15
@@ -70,6 +91,13 @@ SPIN_CYCLES = 100_000  # ~50 us at the H200's clock: longer than a Triton launch
 
 def split(index: int) -> str:
     return "fit" if index % 3 == 0 else "held-out"
+
+
+def variant_split(index: int) -> str:
+    """The split of the variants measured on 2026-12-01 with --every 3: every measured shape had
+    index % 3 == 0, all "fit" by split(); they are split again, by a rule set before any model
+    change was made on them, into alternate shapes of the measured list."""
+    return "fit" if (index // 3) % 2 == 0 else "held-out"
 
 
 def shape_key(m: int, n: int, k: int) -> str:
@@ -82,18 +110,23 @@ def _torch_dtype(torch, dtype: str):
     return {"bf16": torch.bfloat16, "fp16": torch.float16, "fp8": torch.float8_e4m3fn}[dtype]
 
 
-def _operands(torch, dtype: str, m: int, n: int, k: int, device: str):
+def _operands(torch, dtype: str, m: int, n: int, k: int, device: str, variant: str = "nt"):
+    """A[M,K]; B as W[N,K] (K contiguous) or, for "nn", as B[K,N] (N contiguous); C."""
     a = torch.randn(m, k, device=device).to(_torch_dtype(torch, dtype))
-    w = torch.randn(n, k, device=device).to(_torch_dtype(torch, dtype))
+    w = torch.randn(*((k, n) if variant == "nn" else (n, k)), device=device).to(_torch_dtype(torch, dtype))
     c = torch.empty(m, n, device=device, dtype=torch.bfloat16 if dtype == "fp8" else _torch_dtype(torch, dtype))
     return a, w, c
 
 
-def _launch(kernel, cfg, a, w, c, m, n, k, *, warmup: bool = False):
-    grid = (math.ceil(m / cfg.block_m) * math.ceil(n / cfg.block_n),)
+def _launch(kernel, cfg, a, w, c, m, n, k, *, warmup: bool = False, programs: int = 0):
+    """Launch one config; `programs` > 0 launches a persistent kernel with that many programs."""
+    tiles = math.ceil(m / cfg.block_m) * math.ceil(n / cfg.block_n)
+    grid = (min(tiles, programs),) if programs else (tiles,)
     args = (a, w, c, m, n, k, a.stride(0), w.stride(0), c.stride(0))
     meta = dict(BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n, BLOCK_K=cfg.block_k, GROUP_M=cfg.group_m,
                 num_warps=cfg.num_warps, num_stages=cfg.num_stages)
+    if programs:
+        meta["NUM_PROGRAMS"] = programs
     if warmup:
         return kernel.warmup(*args, grid=grid, **meta)
     return kernel[grid](*args, **meta)
@@ -118,19 +151,23 @@ def _specialisation(m: int, n: int, k: int) -> tuple[int, int, int]:
     return tuple(256 if x % 16 == 0 else 255 for x in (m, n, k))  # type: ignore[return-value]
 
 
-def _compile_worker(job: tuple[str, tuple[int, int, int], list[dict]]) -> int:
+def _programs(torch, variant: str) -> int:
+    return torch.cuda.get_device_properties(0).multi_processor_count if VARIANTS[variant][2] else 0
+
+
+def _compile_worker(job: tuple[str, str, tuple[int, int, int], list[dict]]) -> int:
     """Fill Triton's cache for one dtype's configs at one specialisation (run in a worker process)."""
     import torch
 
-    from gemm_kernel import gemm_kernel
     from porter.perfmodel.gemm import GemmConfig
 
-    dtype, (m, n, k), configs = job
-    a, w, c = _operands(torch, dtype, m, n, k, "cuda")
+    variant, dtype, (m, n, k), configs = job
+    kernel = kernel_of(variant)
+    a, w, c = _operands(torch, dtype, m, n, k, "cuda", variant)
     failed = 0
     for d in configs:
         try:
-            _launch(gemm_kernel, GemmConfig(**d), a, w, c, m, n, k, warmup=True)
+            _launch(kernel, GemmConfig(**d), a, w, c, m, n, k, warmup=True, programs=_programs(torch, variant))
         except Exception:  # noqa: BLE001 - a config the compiler rejects is timed (and recorded) as failed later
             failed += 1
     return failed
@@ -142,9 +179,11 @@ def measure(args) -> None:
 
     import torch
 
-    from gemm_kernel import gemm_kernel
     from porter.perfmodel.select import select
 
+    variant = args.variant
+    gemm_kernel = kernel_of(variant)
+    traits = traits_of(variant)
     started = time.monotonic()
     out = Path(args.out)
     data = json.loads(out.read_text()) if out.exists() else {"results": {}}
@@ -155,28 +194,30 @@ def measure(args) -> None:
                     "date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv)}
     dtypes = args.dtypes.split(",")
     spaces = {dt: measured_space(args.device, dt) for dt in dtypes}
-    todo = [(dt, shape) for dt in dtypes for shape in SHAPES if f"{dt}/{shape_key(*shape[1:])}" not in data["results"]]
+    shapes = [(i, sh) for i, sh in enumerate(SHAPES) if i % args.every == 0]
+    todo = [(dt, shape) for dt in dtypes for _, shape in shapes if result_key(variant, dt, *shape[1:]) not in data["results"]]
     specialisations = sorted({(dt, _specialisation(*shape[1:])) for dt, shape in todo})
     jobs = []
     for dt, spec in specialisations:
         cfgs = [dataclasses.asdict(c) for c in spaces[dt]]  # interleaved: each worker gets a spread of tiles
-        jobs += [(dt, spec, cfgs[i::args.workers]) for i in range(args.workers)]
+        jobs += [(variant, dt, spec, cfgs[i::args.workers]) for i in range(args.workers)]
     os.environ.setdefault("TRITON_CACHE_DIR", str(Path(args.out).parent / ".triton-cache"))
     t0 = time.monotonic()
     import multiprocessing as mp
     with ProcessPoolExecutor(args.workers, mp_context=mp.get_context("spawn")) as pool:
         rejected = sum(pool.map(_compile_worker, jobs))
-    print(f"compiled {sum(len(j[2]) for j in jobs)} kernels in {time.monotonic() - t0:.0f} s "
+    print(f"compiled {sum(len(j[3]) for j in jobs)} kernels in {time.monotonic() - t0:.0f} s "
           f"({rejected} rejected)", flush=True)
 
     # Load every compiled kernel into this process once (a first launch reads the cache and loads
     # the module, which no timed run may pay for).
     t0 = time.monotonic()
+    programs = _programs(torch, variant)
     for dt, spec in specialisations:
-        a, w, c = _operands(torch, dt, *spec, "cuda")
+        a, w, c = _operands(torch, dt, *spec, "cuda", variant)
         for cfg in spaces[dt]:
             try:
-                _launch(gemm_kernel, cfg, a, w, c, *spec)
+                _launch(gemm_kernel, cfg, a, w, c, *spec, programs=programs)
             except Exception:  # noqa: BLE001 - recorded when timed
                 pass
     torch.cuda.synchronize()
@@ -184,22 +225,22 @@ def measure(args) -> None:
 
     flush = torch.empty(128 << 20, dtype=torch.uint8, device="cuda")
     for dt in dtypes:
-        for index, (cat, m, n, k) in enumerate(SHAPES):
-            key = f"{dt}/{shape_key(m, n, k)}"
+        for index, (cat, m, n, k) in shapes:
+            key = result_key(variant, dt, m, n, k)
             if key in data["results"]:
                 continue
             if time.monotonic() - started > args.deadline:
                 print(f"deadline reached before {key}", flush=True)
                 break
-            a, w, c = _operands(torch, dt, m, n, k, "cuda")
+            a, w, c = _operands(torch, dt, m, n, k, "cuda", variant)
             times, best, t_shape = [], math.inf, time.monotonic()
             for cfg in spaces[dt]:
                 try:
-                    t_first = _time(torch, lambda: _launch(gemm_kernel, cfg, a, w, c, m, n, k), flush, 1)
+                    t_first = _time(torch, lambda: _launch(gemm_kernel, cfg, a, w, c, m, n, k, programs=programs), flush, 1)
                     if t_first > ABANDON * best:
                         times.append(t_first)
                         continue
-                    t = _time(torch, lambda: _launch(gemm_kernel, cfg, a, w, c, m, n, k), flush, REPS)
+                    t = _time(torch, lambda: _launch(gemm_kernel, cfg, a, w, c, m, n, k, programs=programs), flush, REPS)
                 except Exception as e:  # noqa: BLE001 - out of resources etc.: recorded, not fatal
                     print(f"  {key} {cfg.label()}: {type(e).__name__}: {str(e)[:120]}", flush=True)
                     t = math.inf
@@ -208,16 +249,17 @@ def measure(args) -> None:
             autotune_s = time.monotonic() - t_shape
             # Confirm the figures the score rests on: the model's pick and the sweep's three
             # fastest, timed again with more repetitions (a sweep timing can catch a hiccup).
-            pick = select("matmul", (m, n, k), dt, args.device).best.config
+            pick = select("matmul", (m, n, k), dt, args.device, traits).best.config
             top = sorted(range(len(times)), key=times.__getitem__)[:3]
             confirm = {}
             for cfg in {pick, *(spaces[dt][i] for i in top)}:
                 try:
-                    confirm[cfg.label()] = _time(torch, lambda: _launch(gemm_kernel, cfg, a, w, c, m, n, k),
-                                                 flush, CONFIRM_REPS)
+                    confirm[cfg.label()] = _time(
+                        torch, lambda: _launch(gemm_kernel, cfg, a, w, c, m, n, k, programs=programs), flush, CONFIRM_REPS)
                 except Exception:  # noqa: BLE001 - the sweep already recorded it
                     pass
             data["results"][key] = {"category": cat, "split": split(index), "m": m, "n": n, "k": k, "dtype": dt,
+                                    "variant": variant,
                                     "configs": [c_.label() for c_ in spaces[dt]], "seconds": times,
                                     "confirm": confirm, "autotune_wall_s": autotune_s}
             flops = 2 * m * n * k
@@ -284,8 +326,10 @@ def score(args) -> dict:
         missing = [lbl for lbl in r["configs"] if lbl not in by_label]
         if missing:
             raise SystemExit(f"{key}: {len(missing)} measured configs are no longer in the space, e.g. {missing[0]}")
-        cands = Candidates([by_label[lbl] for lbl in r["configs"]], dev, r["dtype"])
-        problem = Gemm(r["m"], r["n"], r["k"], r["dtype"])
+        variant = r.get("variant", "nt")
+        traits = traits_of(variant)
+        cands = Candidates([by_label[lbl] for lbl in r["configs"]], dev, r["dtype"], traits)
+        problem = Gemm(r["m"], r["n"], r["k"], r["dtype"], traits)
         predicted, _ = evaluate(problem, cands)
         measured = np.asarray(r["seconds"], dtype=float)
         ok = np.isfinite(measured) & np.isfinite(predicted)
@@ -297,9 +341,11 @@ def score(args) -> dict:
         measured = confirmed
         best = int(np.argmin(measured))
         t0 = time.perf_counter()
-        select("matmul", (r["m"], r["n"], r["k"]), r["dtype"], dev.name)
+        select("matmul", (r["m"], r["n"], r["k"]), r["dtype"], dev.name, traits)
         select_s = time.perf_counter() - t0
-        rows.append({"key": key, "category": r["category"], "split": r["split"], "dtype": r["dtype"],
+        index = next(i for i, sh in enumerate(SHAPES) if sh[1:] == (r["m"], r["n"], r["k"]))
+        rows.append({"key": key, "category": r["category"], "dtype": r["dtype"], "variant": variant,
+                     "split": r["split"] if variant == "nt" else variant_split(index),
                      "m": r["m"], "n": r["n"], "k": r["k"], "candidates": int(ok.sum()),
                      "pick": r["configs"][pick], "best": r["configs"][best],
                      "pick_s": float(measured[pick]), "best_s": float(measured[best]),
@@ -311,7 +357,10 @@ def score(args) -> dict:
     summary = {name: _summary([x for x in rows if keep(x)]) for name, keep in
                (("all", lambda x: True), ("held-out", lambda x: x["split"] == "held-out"),
                 ("fit", lambda x: x["split"] == "fit"),
-                *((dt, (lambda d: lambda x: x["dtype"] == d)(dt)) for dt in DTYPES))}
+                *((dt, (lambda d: lambda x: x["dtype"] == d)(dt)) for dt in DTYPES),
+                *((f"{v} {dt} {sp}", (lambda v, d, p: lambda x: x["variant"] == v and x["dtype"] == d
+                                          and x["split"] == p)(v, dt, sp))
+                  for v in VARIANTS for dt in DTYPES for sp in ("fit", "held-out")))}
     report = {"meta": meta, "model_device": dev.name, "summary": summary, "rows": rows,
               "scored": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv)}
     _print(report)
@@ -341,11 +390,11 @@ def _print(report: dict) -> None:
     meta = report["meta"]
     print(f"perfmodel vs exhaustive autotune on {meta.get('gpu', '?')} (measured {meta.get('date', '?')}, "
           f"triton {meta.get('triton', '?')}); model device: {report['model_device']}")
-    print(f"{'set':<9} {'pairs':>5} {'geomean':>8} {'worst':>6} {'<80%':>5} {'<95%':>5} {'tau':>5} "
+    print(f"{'set':<26} {'pairs':>5} {'geomean':>8} {'worst':>6} {'<80%':>5} {'<95%':>5} {'tau':>5} "
           f"{'select ms':>9} {'autotune s':>10}")
     for name, s in report["summary"].items():
         if s:
-            print(f"{name:<9} {s['pairs']:>5} {s['geomean_pick_over_best']:>8.3f} {s['worst']:>6.3f} "
+            print(f"{name:<26} {s['pairs']:>5} {s['geomean_pick_over_best']:>8.3f} {s['worst']:>6.3f} "
                   f"{s['under_80pct']:>5} {s['under_95pct']:>5} {s['median_kendall_tau']:>5.2f} "
                   f"{s['mean_select_ms']:>9.3f} {s['mean_autotune_s']:>10.2f}")
     print("worst picks:")
@@ -437,6 +486,8 @@ def main(argv: list[str] | None = None):
     m.add_argument("--device", default="h200", help="porter hardware entry of the GPU measured")
     m.add_argument("--workers", type=int, default=max(1, (os.cpu_count() or 2) - 1))
     m.add_argument("--deadline", type=float, default=1e9, help="seconds after which no new shape is started")
+    m.add_argument("--variant", choices=tuple(VARIANTS), default="nt", help="kernel variant (bench/gemm_kernel.py)")
+    m.add_argument("--every", type=int, default=1, help="measure every N-th shape of SHAPES (the split stays by index)")
     s = sub.add_parser("score")
     s.add_argument("raw", nargs="+")
     s.add_argument("--device", default="h200")

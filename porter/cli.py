@@ -1,6 +1,8 @@
 """porter's command line: parse flags, call one function elsewhere, render.
 
-Exit codes: 0 ported and verified; 1 ported with open hazards or failures; 2 bad input.
+Exit codes: 0 ported and verified; 1 ported with open hazards or failures, or source files not
+ported; 2 bad input (arguments, an unusable output tree); 3 porter failed (a bug in porter: an
+exception in a rule, a parser or a step; the report lists the units it left incomplete).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.markup import escape
 from rich.table import Table
 
 from porter import __version__
@@ -38,8 +41,19 @@ def main(version: Annotated[bool, typer.Option("--version", callback=_version, i
 
 
 def _bad_input(message: str) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}")
+    err.print(f"[bold red]error:[/] {escape(message)}")
     return typer.Exit(2)
+
+
+def _porter_failed(exc: Exception, output: Path) -> typer.Exit:
+    """The last line of containment: an exception no node caught. Exit 3, never a traceback."""
+    from porter.containment import describe, porter_frame
+
+    if os.environ.get("PORTER_DEBUG") == "1":
+        raise exc
+    err.print(f"[bold red]porter failed[/] (exit 3, a bug in porter): {escape(describe(exc))} "
+              f"(at {escape(porter_frame(exc))}); what was written is in {escape(str(output))}")
+    return typer.Exit(3)
 
 
 @app.command()
@@ -50,6 +64,11 @@ def port(
                                              "rewrite to `hipLaunchKernelGGL`.")] = "chevron",
     arch: Annotated[str, typer.Option(help="AMD target.")] = "gfx950",
     matrix: Annotated[str, typer.Option(help="Tensor-core rewrites: `porter` MFMA helpers or `rocwmma`.")] = "porter",
+    blas: Annotated[str, typer.Option(help="cuBLAS to `hipblas` or straight to `rocblas`.")] = "hipblas",
+    sparse: Annotated[str, typer.Option(help="cuSPARSE to `hipsparse` or `rocsparse`.")] = "hipsparse",
+    solver: Annotated[str, typer.Option(help="cuSOLVER to `hipsolver` or `rocsolver`.")] = "hipsolver",
+    rand: Annotated[str, typer.Option(help="cuRAND to `hiprand` or `rocrand`.")] = "hiprand",
+    dnn: Annotated[str, typer.Option(help="cuDNN: `none` (reported for a person) or `miopen` (renamed).")] = "none",
     max_iterations: Annotated[int, typer.Option(help="Verifier loop budget.")] = 3,
     verify: Annotated[bool, typer.Option(help="Compile the port and the original.")] = True,
     executor: Annotated[str, typer.Option(help="Also run the kernels with specs: none, hip-on-cuda (NVIDIA GPU, "
@@ -95,7 +114,8 @@ def port(
                                      max_usd=model_budget_usd, price=price, timeout_s=model_timeout,
                                      retries=model_retries)
         options = PortOptions(launch=launch, matrix=matrix, arch=arch, max_iterations=max_iterations, verify=verify,
-                              executor=executor, force=force, model=model_options)
+                              executor=executor, force=force, model=model_options,
+                              blas=blas, sparse=sparse, solver=solver, rand=rand, dnn=dnn)
     except ValidationError as e:
         loc = ".".join(str(part) for part in e.errors()[0]["loc"])
         raise _bad_input(f"bad option: {loc}: {e.errors()[0]['msg']}") from None
@@ -117,40 +137,136 @@ def port(
             state = run_port(source, output, options, resume=resume, on_progress=on_progress, dispatcher=dispatcher)
         except BadInput as e:
             raise _bad_input(str(e)) from None
+        except Exception as e:  # noqa: BLE001 - contained: see _porter_failed
+            raise _porter_failed(e, output) from None
         finally:
             dispatcher.close()
-    report = build_report(state, **report_context())
-    render_console(report, console)
+    try:
+        report = build_report(state, **report_context())
+        render_console(report, console)
+    except Exception as e:  # noqa: BLE001 - contained: see _porter_failed
+        raise _porter_failed(e, output) from None
     console.print(f"run id [bold]{state.run_id}[/] (resume with --resume {state.run_id})")
     raise typer.Exit(report.exit_code)
+
+
+def _session_help() -> str:
+    from porter.session.commands import COMMANDS, PATCH_KEYS
+
+    keys = "\n".join(f"  {k:<16} {v}" for k, v in PATCH_KEYS.items())
+    cmds = "\n".join(f"  {k:<16} {v}" for k, v in COMMANDS.items())
+    return (f"\b\nAt each patch:\n{keys}\n\n\b\nAt a verifier verdict that routes back: a go on, s stop.\n\n"
+            f"\b\nCommands:\n{cmds}")
+
+
+@app.command(epilog=_session_help())
+def session(
+    path: Annotated[Path, typer.Argument(help="SOURCE to port, or with --resume the OUTPUT of the session.")],
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Output tree for the port.")] = None,
+    resume: Annotated[str | None, typer.Option(help="Continue session RUN_ID in OUTPUT (given as PATH).")] = None,
+    approvals: Annotated[str, typer.Option(help="review (ask on every patch), auto-verified (land patches, ask "
+                                                "when the verifier sends units back) or plan (propose only).")]
+    = "review",
+    git: Annotated[bool | None, typer.Option("--git/--no-git", help="Commit each reviewed unit (default: when "
+                                                                     "OUTPUT is the top of a git work tree).")] = None,
+    arch: Annotated[str, typer.Option(help="AMD target.")] = "gfx950",
+    max_iterations: Annotated[int, typer.Option(help="Verifier loop budget.")] = 3,
+    verify: Annotated[bool, typer.Option(help="Compile the port and the original.")] = True,
+    executor: Annotated[str, typer.Option(help="Also run the kernels with specs: none, hip-on-cuda or rocm.")]
+    = "none",
+    force: Annotated[bool, typer.Option(help="Port into a non-empty output directory.")] = False,
+    model: Annotated[str, typer.Option(help="Model for the agents and for /ask: none, anthropic:MODEL, "
+                                            "openai:MODEL or openai-compatible:URL#MODEL.")] = "none",
+    record: Annotated[Path | None, typer.Option(help="Write every model exchange to DIR as a cassette.")] = None,
+    replay: Annotated[Path | None, typer.Option(help="Answer from the cassettes in DIR; no network.")] = None,
+) -> None:
+    """Port SOURCE into OUTPUT interactively: review each patch before it lands, steer, stop and resume."""
+    import sys
+
+    from pydantic import ValidationError
+
+    from porter.llm.providers import ModelSpecError
+    from porter.session.controller import Session
+    from porter.session.repl import Repl, line_reader, prompt_reader
+    from porter.state import ModelOptions, PortOptions
+    from porter.workspace import BadInput
+
+    try:
+        if resume is not None:
+            if output is not None:
+                raise _bad_input("with --resume, give the session's OUTPUT as the argument, not -o")
+            s = Session.resume(resume, path)
+        else:
+            if output is None:
+                raise _bad_input("-o OUTPUT is required (or --resume RUN_ID OUTPUT)")
+            model_options = ModelOptions(spec=model, record=str(record.resolve()) if record else "",
+                                         replay=str(replay.resolve()) if replay else "")
+            options = PortOptions(arch=arch, max_iterations=max_iterations, verify=verify, executor=executor,
+                                  force=force, model=model_options)
+            s = Session.start(path, output, options, approvals=approvals, git=git)
+    except ValidationError as e:
+        loc = ".".join(str(part) for part in e.errors()[0]["loc"])
+        raise _bad_input(f"bad option: {loc}: {e.errors()[0]['msg']}") from None
+    except (BadInput, ModelSpecError) as e:
+        raise _bad_input(str(e)) from None
+    read = prompt_reader() if sys.stdin.isatty() else line_reader(sys.stdin, echo=console)
+    with s:
+        code = Repl(s, console, read).run()
+    raise typer.Exit(code)
 
 
 @app.command()
 def verify(
     output: Annotated[Path, typer.Argument(help="A tree `porter port` wrote.")],
     executor: Annotated[str, typer.Option(help="cuda (the original), hip-on-cuda (the port on NVIDIA with "
-                                               "AMD wave64 semantics) or rocm (the port on an AMD GPU).")] = "hip-on-cuda",
+                                               "AMD wave64 semantics), rocm (the port on an AMD GPU) or gfx950 "
+                                               "(build the port for gfx950 only: compiled, never verified).")
+                        ] = "hip-on-cuda",
     source: Annotated[Path | None, typer.Option(help="The original tree (default: the one the port came from).")] = None,
     arch: Annotated[str | None, typer.Option(help="Target of the executor (sm_90, gfx950, ...).")] = None,
+    check_timeout: Annotated[float | None, typer.Option(help="Seconds per build or run step of a project's own "
+                                                             "check (default 300).")] = None,
+    jobs: Annotated[int, typer.Option(help="The project's checks to run at a time.")] = 1,
 ) -> None:
-    """Run every kernel spec of OUTPUT's porter.toml: port and direct-hipify baseline against the original."""
+    """Run OUTPUT's kernel specs (porter.toml), else the project's own checks, original against port.
+
+    Exit 0 only when every unit had a check that ran and passed; 1 otherwise, with the reason."""
     from porter.verify.evidence import verify_output, write_evidence
     from porter.verify.spec import SpecError
 
     try:
-        evidence = verify_output(output, executor, source=source, arch=arch)
+        evidence = verify_output(output, executor, source=source, arch=arch, check_timeout=check_timeout,
+                                 jobs=jobs)
     except (FileNotFoundError, SpecError, ValueError) as e:
         raise _bad_input(str(e)) from None
-    table = Table(title=f"porter verify ({evidence.executor})")
-    for col in ("unit", "kernel", "port", "baseline", "vs baseline"):
-        table.add_column(col)
-    for k in evidence.kernels:
-        t = k.timing_vs_baseline
-        table.add_row(k.unit, k.kernel, k.port.status, k.baseline.status if k.baseline else "-",
-                      f"{t.verdict} ({t.ratio:.2f}x)" if t else "-")
-    console.print(table)
+    if evidence.kernels:
+        table = Table(title=f"porter verify ({evidence.executor}): kernel specs")
+        for col in ("unit", "kernel", "port", "baseline", "vs baseline"):
+            table.add_column(col)
+        for k in evidence.kernels:
+            t = k.timing_vs_baseline
+            table.add_row(k.unit, k.kernel, k.port.status, k.baseline.status if k.baseline else "-",
+                          f"{t.verdict} ({t.ratio:.2f}x)" if t else "-")
+        console.print(table)
+    if evidence.checks or evidence.discovery is not None:
+        table = Table(title=f"porter verify ({evidence.executor}): the project's own checks")
+        for col in ("check", "from", "result", "detail"):
+            table.add_column(col)
+        for v in evidence.checks:
+            table.add_row(v.check.name, v.check.origin, v.status, v.reason[:200])
+        for u in evidence.discovery.undiscovered if evidence.discovery else ():
+            table.add_row("-", u.where, "not a check", u.reason)
+        console.print(table)
+    units = Table(title="units")
+    for col in ("unit", "verdict", "by"):
+        units.add_column(col)
+    for u in evidence.units:
+        units.add_row(u.unit, u.status, u.reason[:200])
+    console.print(units)
     for path in write_evidence(evidence, output):
         console.print(f"  {path}")
+    if not evidence.passed:
+        err.print("[bold]not verified:[/] " + "; ".join(evidence.failures)[:2000])
     raise typer.Exit(0 if evidence.passed else 1)
 
 
@@ -229,26 +345,26 @@ def cluster_plan(
 @app.command("rules")
 def list_rules() -> None:
     """The rule catalog."""
-    from porter import rules
+    from porter import catalog
 
     table = Table(title="porter rules")
     for col in ("id", "agent", "severity", "fix", "title"):
         table.add_column(col)
-    for r in rules.load().values():
-        table.add_row(r.id, r.agent, r.severity.value, r.fix, r.title)
+    for r in catalog.catalog().values():
+        table.add_row(r.id, r.agent, r.severity, r.fix, r.title)
     console.print(table)
 
 
 @app.command()
 def explain(rule_id: Annotated[str, typer.Argument(help="A rule id, e.g. HIP001.")]) -> None:
     """Print one rule's documentation and where it lives."""
-    from porter import rules
+    from porter import catalog
 
     try:
-        r = rules.get(rule_id)
+        r = catalog.get(rule_id)
     except KeyError as e:
         raise _bad_input(str(e.args[0])) from None
-    console.print(f"[bold]{r.id}[/] ({r.agent}, {r.severity.value}, fix: {r.fix})  {r.module}")
+    console.print(f"[bold]{r.id}[/] ({r.agent}, {r.severity}, fix: {r.fix})  {r.module}")
     console.print(r.doc.strip(), markup=False, highlight=False)
 
 
@@ -287,22 +403,41 @@ def tune(
     shape: Annotated[str, typer.Option(help="M,N,K for matmul; N for elementwise; ROWS,COLS otherwise.")],
     dtype: Annotated[str, typer.Option(help="bf16, fp16, fp8 or fp32.")] = "bf16",
     arch: Annotated[str, typer.Option(help="Target device or arch.")] = "gfx950",
+    layout: Annotated[str, typer.Option(help="matmul operand layout of C = A @ B, row-major storage: nn (B[K,N]), "
+                                             "nt (B as W[N,K], a linear layer), tn, tt.")] = "nt",
+    persistent: Annotated[bool, typer.Option(help="matmul: one program per CU walks the tiles.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the pick, runner-up and prediction as JSON.")] = False,
 ) -> None:
     """The perfmodel's launch config for one shape, with no GPU and no warm-up: pick and runner-up."""
+    import json
+    from dataclasses import asdict
+
     from porter import hardware
-    from porter.perfmodel import select
+    from porter.perfmodel import Traits, select
 
     try:
         dims = tuple(int(x) for x in shape.split(","))
     except ValueError as e:
         raise _bad_input(f"--shape {shape}: {e}") from None
     try:
-        sel = select(op, dims, dtype, arch)
+        sel = select(op, dims, dtype, arch, Traits(layout, persistent))
     except (ValueError, KeyError) as e:
         raise _bad_input(str(e.args[0])) from None
     vendor = hardware.get(sel.device).vendor
     picks = [("pick", sel.best)] + ([("runner-up", sel.runner_up)] if sel.runner_up else [])
-    table = Table(title=f"porter tune: {op} {'x'.join(map(str, dims))} {dtype} on {sel.device}")
+    if as_json:
+        def pred(p) -> dict:
+            return {"config": asdict(p.config), "label": p.config.label(), "knobs": p.config.knobs(vendor),
+                    "time_s": p.time_s, "tflops": p.tflops, "bound": p.bound, "lds_bytes": p.lds_bytes,
+                    "workgroups_per_cu": p.resident, "waves": p.waves, "registers": p.registers}
+        print(json.dumps({"op": op, "shape": list(dims), "dtype": dtype, "device": sel.device,
+                          "layout": layout if sel.op in ("matmul", "gemm") else None, "persistent": persistent,
+                          "pick": pred(sel.best), "runner_up": pred(sel.runner_up) if sel.runner_up else None,
+                          "considered": sel.considered, "select_s": sel.seconds - sel.table_seconds,
+                          "table_s": sel.table_seconds, "predicted": True}, indent=2))
+        return
+    traits = f" {layout}{' persistent' if persistent else ''}" if op in ("matmul", "gemm") else ""
+    table = Table(title=f"porter tune: {op} {'x'.join(map(str, dims))} {dtype}{traits} on {sel.device}")
     table.add_column("")
     for label, _ in picks:
         table.add_column(label)

@@ -41,16 +41,17 @@ class Progress:
     item: str = ""
 
 
-def _serde() -> JsonPlusSerializer:
-    """A serializer that restores porter's state types, and only those, from a checkpoint."""
+def _serde(*modules) -> JsonPlusSerializer:
+    """A serializer that restores porter's state types (and those of `modules`), and only those,
+    from a checkpoint."""
     import enum
 
     from pydantic import BaseModel
 
     from porter import state
 
-    types = [(state.__name__, name) for name, obj in vars(state).items()
-             if isinstance(obj, type) and issubclass(obj, (BaseModel, enum.Enum)) and obj.__module__ == state.__name__]
+    types = [(m.__name__, name) for m in (state, *modules) for name, obj in vars(m).items()
+             if isinstance(obj, type) and issubclass(obj, (BaseModel, enum.Enum)) and obj.__module__ == m.__name__]
     return JsonPlusSerializer(allowed_msgpack_modules=types)
 
 
@@ -83,7 +84,7 @@ def port(source: Path, output: Path, options: PortOptions, *, resume: str | None
     config = {"configurable": {"thread_id": run_id}, "recursion_limit": 200}
     db = output / ".porter" / CHECKPOINTS
     with closing(sqlite3.connect(db, check_same_thread=False)) as conn:
-        graph = build_graph(SqliteSaver(conn, serde=_serde()), model, dispatcher)
+        graph = build_graph(SqliteSaver(conn, serde=_serde()), model, dispatcher=dispatcher)
         if resume is not None and not graph.get_state(config).values:
             raise BadInput(f"{output}: no run {resume!r} recorded in {db}")
         for mode, chunk in graph.stream(initial, config, stream_mode=["updates", "custom"]):

@@ -15,6 +15,9 @@ from typing import Annotated, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = 1
+# The rule id of a finding that records porter's own failure (porter.containment): not a hazard
+# of the code but a unit porter could not finish. Any such finding makes the run exit 3.
+INTERNAL_ERROR = "internal-error"
 
 
 def content_hash(data: bytes) -> str:
@@ -74,7 +77,10 @@ class Finding(Frozen):
     detail: str = ""  # long text, e.g. a whole inline-asm block, for the report
 
     @property
-    def key(self) -> tuple[str, str, int, int]:
+    def key(self) -> tuple[str, str, int, int] | tuple[str, str, int, int, str]:
+        if self.rule == INTERNAL_ERROR:  # several steps may fail on one file: one finding each
+            return (self.rule, self.location.path, self.location.line, self.location.column,
+                    self.detail.split(":", 1)[0])
         return (self.rule, self.location.path, self.location.line, self.location.column)
 
 
@@ -103,7 +109,7 @@ class Patch(Frozen):
     base_hash: str | None
     edits: tuple[Edit, ...]
     agent: str
-    origin: Literal["rule", "model"] = "rule"
+    origin: Literal["rule", "model", "user"] = "rule"  # user: a person's edit in a session (porter.session)
     rule: str = ""  # the rule id, or several joined by "," for a translator pass
     reason: str = ""
 
@@ -133,6 +139,10 @@ class FileRecord(Frozen):
     lines: int = 0
     parsed: bool = True  # tree-sitter parsed it without ERROR nodes
     note: str = ""  # why it was copied unchanged, not parsed, or skipped
+    # A source file (by its name) that porter copied unported: not text, or a module no parser
+    # read. Any such file makes the run exit 1, with `note` as the reason.
+    unported: bool = False
+    encoding: str = "utf-8"  # the text encoding porter read it in (porter.encoding); "" for binary
 
 
 class LaunchSite(Frozen):
@@ -301,6 +311,12 @@ class PortOptions(Frozen):
     launch: Literal["chevron", "hipLaunchKernelGGL"] = "chevron"
     # Matrix-core rewrites: porter's MFMA helpers (shims/, verified here) or rocWMMA calls.
     matrix: Literal["porter", "rocwmma"] = "porter"
+    # CUDA libraries to the hip* wrappers (default) or straight to the ROCm library, as HIPIFY's -roc.
+    blas: Literal["hipblas", "rocblas"] = "hipblas"
+    sparse: Literal["hipsparse", "rocsparse"] = "hipsparse"
+    solver: Literal["hipsolver", "rocsolver"] = "hipsolver"
+    rand: Literal["hiprand", "rocrand"] = "hiprand"
+    dnn: Literal["none", "miopen"] = "none"  # none: cuDNN use is reported (HIP006); miopen: renamed
     arch: str = "gfx950"
     max_iterations: int = Field(default=3, ge=1, le=20)
     verify: bool = True  # compile the ports and originals

@@ -9,6 +9,8 @@ libcst tree.
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 
@@ -143,3 +145,65 @@ def find(node: cst.CSTNode, kind: type) -> list:
     node.visit(Visitor())
     return out
 
+
+
+_ROW = re.compile(r"(\w+)\s*\[\s*:\s*,\s*None\s*\]")
+_COL = re.compile(r"(\w+)\s*\[\s*None\s*,\s*:\s*\]")
+
+
+def dot_layout(fn: cst.FunctionDef, names: dict[str, str]) -> tuple[str, bool]:
+    """The operand layout of a kernel's first tl.dot as porter.perfmodel names it ("nt", "nn", ...),
+    and whether it was read from the loads (False: assumed, "n" for an operand whose strides are
+    both runtime arguments, as in Triton's matmul tutorial).
+
+    An operand tile is K-contiguous when the index on its K dimension enters the pointer without a
+    stride multiplier (`rk[:, None]` alone in `b_ptr + rk[:, None] + rn[None, :] * stride_bn`);
+    `tl.trans(x)` or `x.T` in the dot swaps the loaded tile's dimensions.
+    """
+    dot = next((c for c in find(fn, cst.Call) if call_name(c, names) == "triton.language.dot"), None)
+    if dot is None or len(dot.args) < 2:
+        return "nn", False
+    letters, read = [], True
+    for index, arg in enumerate(dot.args[:2]):
+        value, flipped = arg.value, False
+        if isinstance(value, cst.Call) and call_name(value, names) in ("triton.language.trans",
+                                                                       "triton.language.permute"):
+            value, flipped = value.args[0].value, True
+        elif isinstance(value, cst.Attribute) and value.attr.value == "T":
+            value, flipped = value.value, True
+        contiguous = _contiguous_dim(fn, value, names)  # 0: the loaded tile's rows, 1: its columns
+        if contiguous is None:
+            letters.append("n")
+            read = False
+            continue
+        # A's tile is [M, K] (K is dimension 1), B's is [K, N] (K is dimension 0), before a transpose.
+        k_dim = (1 if index == 0 else 0) ^ flipped
+        k_major = contiguous == k_dim
+        letters.append(("n" if k_major else "t") if index == 0 else ("t" if k_major else "n"))
+    return "".join(letters), read
+
+
+def _contiguous_dim(fn: cst.FunctionDef, value: cst.BaseExpression, names: dict[str, str]) -> int | None:
+    """Which dimension of the tile loaded into `value` has unit stride, from its pointer expression."""
+    if not isinstance(value, cst.Name):
+        return None
+    pointer = None
+    for assign in find(fn, cst.Assign):
+        if any(isinstance(t.target, cst.Name) and t.target.value == value.value for t in assign.targets):
+            if isinstance(assign.value, cst.Call) and call_name(assign.value, names) == "triton.language.load":
+                pointer = assign.value.args[0].value if assign.value.args else None
+            break
+    if isinstance(pointer, cst.Name):
+        target = pointer.value
+        pointer = next((a.value for a in find(fn, cst.Assign)
+                        if any(isinstance(t.target, cst.Name) and t.target.value == target for t in a.targets)), None)
+    if pointer is None:
+        return None
+    text = cst.Module([]).code_for_node(pointer)
+    unit_stride = []
+    for dim, pattern in ((0, _ROW), (1, _COL)):
+        for m in pattern.finditer(text):
+            before, after = text[:m.start()].rstrip(), text[m.end():].lstrip()
+            if not before.endswith("*") and not after.startswith("*"):
+                unit_stride.append(dim)
+    return unit_stride[0] if len(set(unit_stride)) == 1 else None

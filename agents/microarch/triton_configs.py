@@ -39,7 +39,7 @@ from functools import cache
 import numpy as np
 
 from porter import hardware
-from porter.perfmodel.gemm import Candidates, Gemm, GemmConfig, evaluate
+from porter.perfmodel.gemm import Candidates, Gemm, GemmConfig, Traits, evaluate
 
 
 # LLVM AMDGPU: addressable LDS per workgroup on gfx950 (shared/HARDWARE.md, Devices).
@@ -84,6 +84,12 @@ class KernelShape:
     block_n: int | None = None
     block_k: int | None = None
     group_m: int | None = None  # GROUP_M / GROUP_SIZE_M when the config or launch says
+    layout: str = "nn"  # the first tl.dot's operand layout (porter.perfmodel.gemm.LAYOUTS)
+    layout_read: bool = False  # read from the kernel's loads, not assumed
+
+    def layout_note(self) -> str:
+        how = "read from the kernel's loads" if self.layout_read else "assumed: the strides are runtime arguments"
+        return f"layout {self.layout}, {how}"
 
     @property
     def gemm(self) -> bool:
@@ -181,15 +187,16 @@ def model_knobs(shape: KernelShape, elem_bytes: int = DEFAULT_ELEM_BYTES, arch: 
     configs = [GemmConfig(shape.block_m, shape.block_n, shape.block_k, group_m=shape.group_m or 8,  # type: ignore[arg-type]
                           num_warps=nw, num_stages=ns, waves_per_eu=wpe, matrix_instr_nonkdim=nonk, kpack=1)
                for nw, ns, wpe, nonk in itertools.product(*KNOB_SPACE.values())]
-    cands = Candidates(configs, dev, dtype)
-    times = [evaluate(Gemm(m, n, k, dtype), cands)[0] for m, n, k in REPRESENTATIVE_SHAPES]
+    traits = Traits(shape.layout)
+    cands = Candidates(configs, dev, dtype, traits)
+    times = [evaluate(Gemm(m, n, k, dtype, traits), cands)[0] for m, n, k in REPRESENTATIVE_SHAPES]
     total = np.sum(times, axis=0)
     best = int(np.argmin(total))  # the first of equal minima
     if not np.isfinite(total[best]):
         return KnobChoice(None, f"{NOTE} (no knob combination for these tiles fits {arch} in the perfmodel)")
     m, n, k = REPRESENTATIVE_SHAPES[0]
-    return KnobChoice(configs[best], f"perfmodel pick for {arch} ({times[0][best] * 1e6:.1f} us predicted at {m}x{n}x{k})",
-                      int(cands.lds[best]))
+    return KnobChoice(configs[best], f"perfmodel pick for {arch} ({times[0][best] * 1e6:.1f} us predicted at {m}x{n}x{k}; "
+                                     f"{shape.layout_note()})", int(cands.lds[best]))
 
 
 def derive(nv_warps: int | None, nv_stages: int | None, shape: KernelShape,

@@ -32,6 +32,10 @@ from porter.rules import Hit
 from porter.state import Edit, Severity
 
 MAKEFILE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+# Makefile fragments that Makefiles `include` (GNU make 3.3): Rodinia's common/make.config, the
+# *.mk/*.mak/*.make conventions, and per-platform Makefile.<suffix> variants.
+MAKE_FRAGMENT_NAMES = frozenset({"make.config", "make.inc", "make.def", "Make.config", "config.mk"})
+MAKE_FRAGMENT_SUFFIXES = (".mk", ".mak", ".make")
 
 
 def build_lang(path: str) -> str | None:
@@ -39,7 +43,8 @@ def build_lang(path: str) -> str | None:
     name = PurePosixPath(path.replace("\\", "/")).name
     if name == "CMakeLists.txt" or name.endswith(".cmake"):
         return "cmake"
-    if name in MAKEFILE_NAMES or name.endswith(".mk"):
+    if name in MAKEFILE_NAMES or name in MAKE_FRAGMENT_NAMES or name.endswith(MAKE_FRAGMENT_SUFFIXES) \
+            or (name.startswith("Makefile.") and not name.endswith((".am", ".in"))):
         return "makefile"
     if name == "setup.py":
         return "setup_py"
@@ -465,3 +470,26 @@ def setup_py(data: bytes) -> SetupPy | None:
         return None
     return SetupPy(wrapper.module, dict(wrapper.resolve(ByteSpanPositionProvider)),
                    dict(wrapper.resolve(ParentNodeProvider)))
+
+
+# ---------------------------------------------------------------------------------------------- tree escapes
+
+def outside_tree(unit_path: str, ref: str) -> str | None:
+    """Where a relative path `ref`, written in the file `unit_path` (relative to the project root),
+    lands when it leaves the project tree ("../other-project/include"); None when it stays inside,
+    is absolute, or is built from variables other than the file's own directory."""
+    ref = ref.strip('"')
+    for var in ("${CMAKE_CURRENT_SOURCE_DIR}/", "${CMAKE_CURRENT_LIST_DIR}/", "$(CURDIR)/"):
+        ref = ref.removeprefix(var)
+    if not ref.startswith("..") or "$" in ref:
+        return None
+    parts = [p for p in PurePosixPath(unit_path).parent.parts if p not in ("", ".")]
+    depth = len(parts)
+    for part in PurePosixPath(ref).parts:
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                return ref
+        elif part != ".":
+            depth += 1
+    return None

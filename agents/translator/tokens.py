@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from porter.agents.translator.tables import SAME_NAME_PREFIXES, Mapping, index
-from porter.rules import Hit
+from porter.agents.translator.tables import DEFAULT_CHOICES, SAME_NAME_PREFIXES, Choices, Mapping, index
+from porter.rules import Hit, RuleContext
 from porter.state import Edit
 from porter.syntax import SourceFile
 
@@ -68,11 +68,14 @@ class Classified:
     tokens: tuple[Token, ...]
 
 
-def classify(unit: SourceFile) -> Classified:
-    found = unit.memo.get(_MEMO_KEY)
+def classify(unit: SourceFile, ctx: RuleContext | None = None) -> Classified:
+    """The file's tokens and includes, looked up in the tables of the run's library choices."""
+    choices = Choices.of(ctx.options) if ctx is not None else DEFAULT_CHOICES
+    key = f"{_MEMO_KEY}:{choices}"
+    found = unit.memo.get(key)
     if not isinstance(found, Classified):
-        found = _classify(unit)
-        unit.memo[_MEMO_KEY] = found
+        found = _classify(unit, choices, ctx.project if ctx is not None else frozenset())
+        unit.memo[key] = found
     return found
 
 
@@ -86,7 +89,7 @@ def _includes(unit: SourceFile) -> list[tuple[int, int, str, bool]]:
 
 
 @cache
-def _worth_a_look() -> tuple[frozenset[str], re.Pattern[str], re.Pattern[bytes]]:
+def _worth_a_look(choices: Choices = DEFAULT_CHOICES) -> tuple[frozenset[str], re.Pattern[str], re.Pattern[bytes]]:
     """Names and prefixes any table could act on, and a scanner for identifiers that may be one.
 
     Most identifiers of a CUDA file (int, float, i, threadIdx, ...) are none of the translator's
@@ -94,7 +97,7 @@ def _worth_a_look() -> tuple[frozenset[str], re.Pattern[str], re.Pattern[bytes]]
     three characters, as a trie) or like a CUDA name, so the rest never reach Python; the set
     probe and anchored regex then decide exactly.
     """
-    ix = index()
+    ix = index(choices)
     names = frozenset(ix.names) | frozenset(ix.pytorch_names) | frozenset(ix.namespaces)
     names |= {key.rpartition("::")[2] for key in ix.qualified} | {"thrust"}
     prefixes = [CUDA_LOOKING.pattern.removeprefix("^"), _DNN.pattern.removeprefix("^")]
@@ -128,9 +131,9 @@ def _includes_torch(raw: list[tuple[int, int, str, bool]]) -> bool:
     return any(path.startswith(_EXTENSION_HEADERS) for _, _, path, _ in raw)
 
 
-def _classify(unit: SourceFile) -> Classified:
-    ix = index()
-    names, prefixes, scanner = _worth_a_look()
+def _classify(unit: SourceFile, choices: Choices, project: frozenset[str]) -> Classified:
+    ix = index(choices)
+    names, prefixes, scanner = _worth_a_look(choices)
     raw = _includes(unit)
     extension = _includes_torch(raw)
     includes = tuple(Include(s, e, p, a, ix.header(p, extension=extension)) for s, e, p, a in raw)
@@ -150,6 +153,7 @@ def _classify(unit: SourceFile) -> Classified:
         if token is None:
             continue
         (unknown if token.kind == "unknown" else tokens).append(token)
+    unknown = [t for t in unknown if t.name not in project]  # the project's own (porter.symbols)
     if unknown:
         # Most of a file's own CUDA-looking names are macros (CUDA_CHECK); a regex finds those
         # without a second walk of the tree, which only runs for names it leaves open.
@@ -163,6 +167,9 @@ def _classify(unit: SourceFile) -> Classified:
 
 def _token(ix, data: bytes, start: int, end: int, name: str, extension: bool) -> Token | None:
     if _DNN.match(name):
+        mapping = ix.names.get(name)  # present only under --dnn miopen
+        if mapping is not None and mapping.supported:
+            return Token(start, end, name, "rename", mapping)
         return Token(start, end, name, "dnn")
     if data[end:end + 2] == b"::" and name in ix.namespaces:
         return Token(start, end, name, "rename", ix.namespaces[name])

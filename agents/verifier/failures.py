@@ -47,6 +47,31 @@ def first_error(stderr: str) -> CompileError | None:
     return CompileError(m["file"], int(m["line"]), int(m["col"]), msg, cls, name)
 
 
+# Headers of the ROCm libraries porter maps CUDA libraries to (HIP002, HIP004). Debian ships only
+# hipRAND/rocRAND of them, porter's overlay adds hipBLAS; where another is absent the unit cannot be
+# compiled here for a reason of the toolchain, not of the port. OpenMP's omp.h is libomp-22-dev's.
+_ROCM_LIBRARY_DIRS = ("hipblas/", "hipblaslt/", "hipfft/", "hipsparse/", "hipsparselt/", "hipsolver/", "hipcub/",
+                      "rocprim/", "rocblas/", "rocsparse/", "rocfft/", "rocsolver/", "thrust/", "rccl/", "miopen/",
+                      "roctracer/", "rocwmma/", "hiprand/", "rocrand/")
+_NOT_FOUND = re.compile(r"'([^']+)' file not found")
+
+
+def toolchain_gap(error: CompileError | None) -> str:
+    """Why a failed compile says nothing about the port: a header of a ROCm library (or OpenMP)
+    that porter's toolchain here does not carry. Empty when the error is the port's."""
+    if error is None or error.failure_class != "header-not-found":
+        return ""
+    m = _NOT_FOUND.search(error.message)
+    header = m[1] if m else ""
+    if header.startswith(_ROCM_LIBRARY_DIRS) or header in ("hipblas.h", "hipfft.h", "hipsparse.h", "hipcub.hpp"):
+        return (f"not checked: <{header}> belongs to a ROCm library whose headers porter's gfx950 toolchain "
+                "does not carry (Debian ships HIP 5.2, hipRAND and rocRAND; porter's overlay adds hipBLAS); "
+                "compile it where ROCm 6.3+ is installed")
+    if header == "omp.h":
+        return "not checked: <omp.h> is missing from the toolchain (install Debian's libomp-22-dev, `make toolchains`)"
+    return ""
+
+
 # Owner of each class. "other" goes to the translator: it is the agent that rewrote the text.
 ROUTES = {
     "cuda-name-left": "translator",
@@ -56,6 +81,7 @@ ROUTES = {
     "sync-mask-width": "microarch",
     "inline-asm": "microarch",
     "mismatch": "microarch",  # numbers differ from the original: the rewrite is suspect first
+    "build-files": "translator",  # the port's own Makefile/CMake does not build: BLD rules are the translator's
     "slower": "microarch",  # slower than the direct hipify on the target
 }
 

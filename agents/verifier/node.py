@@ -47,6 +47,8 @@ def verifier(state: PortState, ws: Workspace) -> dict:
     attempts: list[Attempt] = []
     if state.options.executor != "none" and (ws.root / "porter.toml").is_file():
         results, attempts = check_numerics(state, ws, results)
+    elif state.options.executor != "none":
+        results, attempts = check_project(state, ws, results)
     results, reverts = revert_model_regressions(state, ws, results, {a.unit for a in attempts if a.reverted})
     attempts += reverts
     failed = sorted(u for u, r in results.items() if r.verdict == "failed")
@@ -112,6 +114,51 @@ def check_numerics(state: PortState, ws: Workspace, results: dict[str, UnitResul
     return updated, attempts
 
 
+def check_project(state: PortState, ws: Workspace, results: dict[str, UnitResult]
+                  ) -> tuple[dict[str, UnitResult], list[Attempt]]:
+    """No spec: run the project's own checks (porter.verify.discover) on the original and the port,
+    each through its own build files, and fail the compiled units a failing check covers.
+
+    A port whose own build files do not build goes back to the translator (it ports build files);
+    a check whose output differs is a numerical mismatch, answered as a spec mismatch is: revert
+    the unit's last microarch patch first.
+    """
+    from porter.state import KernelCheck
+    from porter.verify.checks import CHECK_FAILED, verify_checks
+    from porter.verify.discover import discover_checks
+
+    discovery = discover_checks(Path(state.source))
+    compiled = sorted(u for u, r in results.items() if r.verdict == "compiled")
+    wanted = [c for c in discovery.checks if any(c.covers(u) for u in compiled)]
+    if not wanted:
+        return results, []
+    verdicts = verify_checks(wanted, Path(state.source), ws.root, state.options.executor,
+                             ws.state_dir / "verify" / "checks")
+    updated, attempts = dict(results), []
+    for unit in compiled:
+        covering = [v for v in verdicts if v.check.covers(unit)]
+        if not covering:
+            continue
+        checks = tuple(KernelCheck(kernel=f"check {v.check.name}", executor=v.executor, status=v.status,
+                                   reason=v.reason) for v in covering)
+        result = updated[unit].model_copy(update={"checks": updated[unit].checks + checks})
+        bad = [v for v in covering if v.status in CHECK_FAILED]
+        if bad:
+            first = bad[0]
+            cls = "build-files" if first.status == "port-build-failed" else "mismatch"
+            reverted = ws.revert_last(unit, "microarch") if cls == "mismatch" else None
+            what = f"reverted microarch patch ({reverted.rule}) and re-verifying" if reverted else \
+                "the port's build files need the translator" if cls == "build-files" else \
+                "no microarch patch left to revert: needs the model or a person"
+            attempts.append(Attempt(iteration=state.iteration + 1, unit=unit, failure_class=cls,
+                                    routed_to=route_of(cls), reverted=reverted.origin if reverted else "",
+                                    message=f"check {first.check.name} ({first.check.origin}): {first.reason}; {what}"))
+            result = result.model_copy(update={"verdict": "failed", "failure_class": cls,
+                                               "reason": f"check {first.check.name}: {first.reason}"})
+        updated[unit] = result
+    return updated, attempts
+
+
 def revert_model_regressions(state: PortState, ws: Workspace, results: dict[str, UnitResult], skip: set[str]
                              ) -> tuple[dict[str, UnitResult], list[Attempt]]:
     """Undo this round's model patches that left their unit no better than last round.
@@ -156,3 +203,8 @@ def _progress_writer():
         return get_stream_writer()
     except RuntimeError:  # called outside a runnable context (tests call the node directly)
         return lambda event: None
+
+
+def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:
+    """One unit's evidence as the output tree stands (a session's /verify), through the run's dispatcher."""
+    return check_units(state, ws, [unit], lambda done, total, item: None)[unit]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from porter import cluster
 from porter.agents.translator.tokens import is_extension
-from porter.agents.verifier.failures import first_error
+from porter.agents.verifier.failures import first_error, toolchain_gap
 from porter.state import BuildResult, Frozen, PortState, UnitResult
 from porter.syntax import SourceFile, lang_for
 from porter.toolchains import ToolchainMissing, clang_hip, nvcc
@@ -124,6 +124,8 @@ def port_compile(job: UnitJob, unit: str) -> cluster.Returned[UnitResult]:
             return finish(UnitResult(unit=unit, verdict="compiled", port_build=port_build,
                                      kernels=tuple(k.model_copy(update={"unit": unit}) for k in kernels)))
         error = first_error(port_build.stderr)
+        if gap := toolchain_gap(error):
+            return finish(UnitResult(unit=unit, verdict="not-checked", port_build=port_build, reason=gap))
         return finish(UnitResult(
             unit=unit, verdict="failed", port_build=port_build, failure_class=error.failure_class if error else "other",
             reason=f"{error.file}:{error.line}:{error.column}: {error.message}" if error else port_build.stderr[-500:]))

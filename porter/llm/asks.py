@@ -178,6 +178,12 @@ def _files_of(result: UnitResult, unit: str, overlay: Overlay) -> list[str]:
     return files
 
 
+def unit_context(state: PortState, ws: Workspace, unit: str) -> dict[str, object]:
+    """The shared task variables for `unit` as the output tree stands, with its open hazards
+    (a session's /ask puts a person's question to the model with them)."""
+    return _context(state, Overlay(ws, []), [unit], _open_in(state, unit))
+
+
 def _context(state: PortState, overlay: Overlay, paths: list[str], found: list[Finding]) -> dict[str, object]:
     """The variables every task prompt shares: the code, the hazards and their rules, the target."""
     kinds = {r.path: r.kind for r in state.files}

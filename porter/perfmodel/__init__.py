@@ -8,7 +8,7 @@ Used by the Triton microarch rules (TRI020/021) to choose gfx950 launch knobs, b
 for "estimated" performance verdicts where no AMD GPU ran the port, and by `porter tune`.
 """
 
-from porter.perfmodel.gemm import Gemm, GemmConfig, Prediction, predict
+from porter.perfmodel.gemm import Gemm, GemmConfig, Prediction, Traits, predict
 from porter.perfmodel.select import Selection, select
 
-__all__ = ["Gemm", "GemmConfig", "Prediction", "Selection", "predict", "select"]
+__all__ = ["Gemm", "GemmConfig", "Prediction", "Selection", "Traits", "predict", "select"]

@@ -59,6 +59,9 @@ REGISTER_OVERHEAD = 40
 MAX_WORKGROUPS_PER_CU = 32
 LAUNCH_OVERHEAD_S = 3e-6
 VGPR_GRANULE = 8
+# Bytes through shared memory per byte of a transposed fp8 tile, per K-step: fit (2, 4, ..., 32 tried)
+# on the fit half of the "nn" fp8 shapes of bench/results/perfmodel-h200-raw-nn-2026-12-01.json.
+FP8_TRANSPOSE_PASSES = 16
 
 
 @dataclass(frozen=True)
@@ -93,12 +96,51 @@ class GemmConfig:
 FIELDS = tuple(f.name for f in fields(GemmConfig))
 
 
+# Operand layouts, BLAS-style letters for A and B of C = A @ B with row-major storage: "n" keeps
+# the operand as written (A[M,K] with K contiguous, B[K,N] with N contiguous), "t" stores it
+# transposed (A as [K,M], B as W[N,K]: K contiguous). "nt" is a linear layer (x @ W^T), the
+# layout the first validation measured; "nn" is Triton's matmul tutorial.
+LAYOUTS = ("nt", "nn", "tn", "tt")
+
+
+@dataclass(frozen=True)
+class Traits:
+    """What the kernel in hand does besides its shape, where the hardware's cost depends on it.
+
+    layout: which operands are K-contiguous. Hopper's fp8 wgmma reads both operands K-major only
+    (PTX ISA, wgmma: "transpose" is supported for 16-bit types alone), so an MN-major fp8 operand
+    sends Triton to mma.sync; gfx950 reads an MN-major operand out of LDS with its transposing
+    reads, 64 bits at a time instead of 128 (../shared/HARDWARE.md, CDNA4 LDS).
+    persistent: one program per CU walks the tiles (Triton's persistent matmul, grid = CUs), so a
+    CU holds one workgroup whatever else would fit.
+    """
+
+    layout: str = "nt"
+    persistent: bool = False
+
+    def __post_init__(self) -> None:
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"unknown GEMM layout {self.layout!r}; known: {', '.join(LAYOUTS)}")
+
+    @property
+    def a_k_major(self) -> bool:
+        return self.layout[0] == "n"
+
+    @property
+    def b_k_major(self) -> bool:
+        return self.layout[1] == "t"
+
+    def label(self) -> str:
+        return self.layout + (" persistent" if self.persistent else "")
+
+
 @dataclass(frozen=True)
 class Gemm:
     m: int
     n: int
     k: int
     dtype: str = "bf16"
+    traits: Traits = Traits()
 
     def __post_init__(self) -> None:
         if min(self.m, self.n, self.k) < 1:
@@ -118,17 +160,18 @@ class Candidates:
     per-iteration costs of a tile depend only on the config.
     """
 
-    def __init__(self, configs: list[GemmConfig], dev: Device, dtype: str):
+    def __init__(self, configs: list[GemmConfig], dev: Device, dtype: str, traits: Traits = Traits()):
         if not configs:
             raise ValueError("no candidate configs")
         self.configs = configs
         self.device = dev
         self.dtype = dtype
+        self.traits = traits
         col = {f: np.array([getattr(c, f) for c in configs], dtype=np.float64) for f in FIELDS}
         self.bm, self.bn, self.bk = col["block_m"], col["block_n"], col["block_k"]
         self.gm, self.nw, self.ns = col["group_m"], col["num_warps"], col["num_stages"]
         self.wpe, self.nonk, self.kpack = col["waves_per_eu"], col["matrix_instr_nonkdim"], col["kpack"]
-        _tile_costs(self, dev, dtype)
+        _tile_costs(self, dev, dtype, traits)
 
     def __len__(self) -> int:
         return len(self.configs)
@@ -141,7 +184,7 @@ def _warp_grid(bm, bn, nw, min_m):
     return along_m, nw / along_m
 
 
-def _tile_costs(c: Candidates, dev: Device, dtype: str) -> None:
+def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     """Shape-independent terms: legality, LDS and registers, residency, per-iteration cycles."""
     a_b, lanes, amd = ELEM_BYTES[dtype], dev.wave_size, dev.vendor == "amd"
     spec, model = dev.spec, dev.model
@@ -160,6 +203,7 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str) -> None:
         wm_n, wn_n = _warp_grid(c.bm, c.bn, c.nw, nonk)
     else:
         wgmma = (dev.arch == "sm_90") & (c.nw % 4 == 0) & (c.bm >= 64)
+
         wm_wg, wn_wg = _warp_grid(c.bm, c.bn, c.nw / 4, 64)  # warpgroups
         wm_mma, wn_mma = _warp_grid(c.bm, c.bn, c.nw, 16)  # warps
         wm_n, wn_n = np.where(wgmma, wm_wg, wm_mma), np.where(wgmma, wn_wg, wn_mma)
@@ -196,6 +240,8 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str) -> None:
     by_regs = np.floor(spec.register_bytes_per_cu.value / (regs * 4 * threads))
     c.resident = np.maximum(1, np.minimum.reduce([by_lds, by_waves, by_regs,
                                                  np.full_like(by_lds, MAX_WORKGROUPS_PER_CU)]))
+    if traits.persistent:
+        c.resident = np.ones_like(c.resident)
 
     # Per K-iteration cycles of one workgroup on a CU.
     flops_clk = dev.flops_per_clk_per_cu(dtype)
@@ -203,10 +249,21 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str) -> None:
     c.compute_clk = 2 * c.bm * c.bn * c.bk / (flops_clk * rate)
     # Operand reads from LDS: each warp reads its A rows and B columns (mma.sync, MFMA); a
     # warpgroup's wgmma reads A once per 64 rows and B once per 64-row instruction.
-    op_bytes = np.where(wgmma, (c.bm + np.ceil(c.bm / 64) * c.bn) * c.bk * a_b, c.nw * (wm + wn) * c.bk * a_b)
+    a_reads = np.where(wgmma, c.bm * c.bk * a_b, c.nw * wm * c.bk * a_b)
+    b_reads = np.where(wgmma, np.ceil(c.bm / 64) * c.bn * c.bk * a_b, c.nw * wn * c.bk * a_b)
+    if amd:  # an MN-major operand comes out of LDS through the 64-bit transposing reads: half the rate
+        a_reads = a_reads * (1 if traits.a_k_major else 2)
+        b_reads = b_reads * (1 if traits.b_k_major else 2)
+    op_bytes = a_reads + b_reads
     lds_clk_rate = model.lds_bytes_per_clk_per_cu.value
     if amd and dev.arch == "gfx942":  # kpack=2 turns 64-bit LDS reads into 128-bit ones (AMD Triton docs)
         lds_clk_rate = np.where(c.kpack == 2, lds_clk_rate, lds_clk_rate / 2)
+    # fp8 wgmma reads its operands K-major only (PTX ISA: the transpose bits are for 16-bit types);
+    # an MN-major fp8 tile is transposed on its way into shared memory every K-step, a cost that
+    # grows with that tile alone: measured, it makes tall-thin tiles (BM 256, BN 32-64) win.
+    if not amd and a_b == 1:
+        transposed = (0 if traits.b_k_major else c.bn * c.bk) + (0 if traits.a_k_major else c.bm * c.bk)
+        op_bytes = op_bytes + FP8_TRANSPOSE_PASSES * transposed * a_b
     c.lds_clk = op_bytes / lds_clk_rate
     c.pipelined = c.ns >= 2
 
@@ -232,8 +289,9 @@ BOUNDS = ("compute", "lds", "memory-latency", "l2", "dram", "mall")
 def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     """Predicted seconds for every candidate (inf where illegal), and the index of what binds."""
     dev, a_b, o_b = c.device, ELEM_BYTES[problem.dtype], OUT_BYTES[problem.dtype]
-    if problem.dtype != c.dtype:
-        raise ValueError(f"candidates were built for {c.dtype}, problem is {problem.dtype}")
+    if problem.dtype != c.dtype or problem.traits != c.traits:
+        raise ValueError(f"candidates were built for {c.dtype} {c.traits.label()}, "
+                         f"problem is {problem.dtype} {problem.traits.label()}")
     m, n, k = problem.m, problem.n, problem.k
     clk = dev.clock_hz
     cus = dev.cus
@@ -309,7 +367,7 @@ def prediction(problem: Gemm, c: Candidates, i: int, seconds: np.ndarray, bound:
 
 def predict(problem: Gemm, config: GemmConfig, dev: Device) -> Prediction:
     """The model on one config. Raises ValueError when the config cannot run on the device."""
-    c = Candidates([config], dev, problem.dtype)
+    c = Candidates([config], dev, problem.dtype, problem.traits)
     if not c.legal[0]:
         raise ValueError(f"{config.label()} is not a legal {problem.dtype} config on {dev.name}: "
                          f"LDS {int(c.lds[0])} B (max {int(dev.spec.lds_bytes_per_workgroup.value)}), "

@@ -20,7 +20,7 @@ import numpy as np
 from porter import hardware
 from porter.hardware import Device
 from porter.perfmodel import roofline
-from porter.perfmodel.gemm import Candidates, Gemm, GemmConfig, Prediction, evaluate, prediction
+from porter.perfmodel.gemm import Candidates, Gemm, GemmConfig, Prediction, Traits, evaluate, prediction
 
 GEMM_OPS = ("matmul", "gemm")
 TILES_M = (16, 32, 64, 128, 256)
@@ -51,11 +51,11 @@ def space(dev: Device, dtype: str) -> list[GemmConfig]:
 
 
 @cache
-def candidates(device_name: str, dtype: str) -> Candidates:
-    """The legal candidates of space(), as model columns; built once per process and (device, dtype)."""
+def candidates(device_name: str, dtype: str, traits: Traits = Traits()) -> Candidates:
+    """The legal candidates of space(), as model columns; built once per process and (device, dtype, traits)."""
     dev = hardware.get(device_name)
-    full = Candidates(space(dev, dtype), dev, dtype)
-    return Candidates([cfg for cfg, ok in zip(full.configs, full.legal) if ok], dev, dtype)
+    full = Candidates(space(dev, dtype), dev, dtype, traits)
+    return Candidates([cfg for cfg, ok in zip(full.configs, full.legal) if ok], dev, dtype, traits)
 
 
 @dataclass(frozen=True)
@@ -73,17 +73,18 @@ class Selection:
     table_seconds: float = 0.0  # building the candidate table, paid once per process, device and dtype
 
 
-def select(op: str, shape: tuple[int, ...], dtype: str, arch: str) -> Selection:
-    """The fastest legal config for op at shape on arch (a device name or an arch such as gfx950)."""
+def select(op: str, shape: tuple[int, ...], dtype: str, arch: str, traits: Traits = Traits()) -> Selection:
+    """The fastest legal config for op at shape on arch (a device name or an arch such as gfx950),
+    for a GEMM kernel with `traits` (operand layout, persistent or not)."""
     started = time.perf_counter()
     dev = hardware.get(arch)
     if op in GEMM_OPS:
         if len(shape) != 3:
             raise ValueError(f"{op} takes a shape M,N,K; got {','.join(map(str, shape))}")
         dev.peak_tflops(dtype)  # a clear error for a dtype the device has no matrix rate for
-        problem = Gemm(*shape, dtype=dtype)
+        problem = Gemm(*shape, dtype=dtype, traits=traits)
         built = time.perf_counter()
-        cands = candidates(dev.name, dtype)
+        cands = candidates(dev.name, dtype, traits)
         built = time.perf_counter() - built
         seconds, bound = evaluate(problem, cands)
         order = np.argsort(seconds, kind="stable")[:2]

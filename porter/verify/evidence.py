@@ -7,6 +7,13 @@ workspace ledger) with the same executor. The port must match the original; a wa
 that only the microarch agent fixes shows as a baseline mismatch next to a passing port; and
 "beats the baseline" is the port's time against that baseline's, measured on one executor.
 With `--executor cuda` the original is run against itself (reference outputs and timings).
+
+A port with no verify spec is checked by the project's own checks (porter.verify.discover):
+each is built and run on the original and on the port through their own build files and the
+outputs compared (porter.verify.checks); `--executor gfx950` only builds the port ("compiled
+only"). Every unit (a file holding kernels) then gets one verdict: passed, failed, compiled
+only, or not verified with the reason. `passed` (exit 0) needs every unit to have had a check
+that ran and passed: nothing exercised is a failure, never a pass.
 Writes OUT/porter-verify.json and OUT/porter-verify.md.
 """
 
@@ -15,7 +22,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from typing import Literal
+
 from porter.state import Frozen, KernelCheck
+from porter.verify.checks import CHECK_EXECUTORS, CHECK_FAILED, CheckVerdict, verify_checks
+from porter.verify.discover import DiscoveredCheck, Discovery, discover_checks
 from porter.verify.executors import CudaExecutor, TimingVerdict, get_executor, verdict
 from porter.verify.project import KernelVerdict, verify_project
 from porter.verify.spec import load_spec
@@ -34,15 +45,39 @@ class KernelEvidence(Frozen):
     timing_vs_baseline: TimingVerdict | None = None  # the port against the direct hipify, same executor
 
 
+UnitStatus = Literal["passed", "failed", "compiled-only", "not-verified"]
+KERNEL_FAILED = ("mismatch", "port-build-failed", "port-run-failed")
+
+
+class UnitEvidence(Frozen):
+    """What vouches for one unit: the checks and kernel specs that exercised it, and the verdict."""
+
+    unit: str
+    status: UnitStatus
+    by: tuple[str, ...] = ()  # names of the checks / kernels that decided it
+    reason: str = ""
+
+
 class Evidence(Frozen):
     executor: str
     source: str
     output: str
     kernels: tuple[KernelEvidence, ...]
+    checks: tuple[CheckVerdict, ...] = ()  # the project's own checks, when it has no spec
+    discovery: Discovery | None = None  # None: the spec's kernels were run instead
+    units: tuple[UnitEvidence, ...] = ()
 
     @property
     def passed(self) -> bool:
-        return all(k.port.status in ("pass", "not-exercised") for k in self.kernels)
+        """Every unit had a check that ran and passed (and there was at least one unit)."""
+        return bool(self.units) and all(u.status == "passed" for u in self.units)
+
+    @property
+    def failures(self) -> list[str]:
+        """Why `passed` is False, one line per unit (or for the whole run)."""
+        if not self.units:
+            return ["no unit with a kernel to verify: nothing was exercised"]
+        return [f"{u.unit}: {u.status}: {u.reason}" for u in self.units if u.status != "passed"]
 
 
 def read_run(output: Path) -> dict:
@@ -53,11 +88,71 @@ def read_run(output: Path) -> dict:
 
 
 def verify_output(output: Path, executor_name: str, *, source: Path | None = None, arch: str | None = None,
-                  timeout: float = 600.0) -> Evidence:
+                  timeout: float = 600.0, check_timeout: float | None = None, jobs: int = 1) -> Evidence:
     run = read_run(output)
     source = source or Path(run["source"])
     spec = load_spec(output)
     all_kernels = [tuple(k) for k in run.get("kernels", [])]
+    units = sorted(set(run.get("units") or ()) | {u for u, _ in all_kernels})
+    if not (spec.kernels or spec.commands or spec.triton):
+        return _verify_by_checks(output, source, executor_name, units, check_timeout, jobs)
+    evidence = _verify_kernels(output, source, spec, executor_name, arch, timeout, all_kernels)
+    commands = [DiscoveredCheck(name=c.name, kind="spec", origin=Path(spec.source).name, build=c.build, run=c.run,
+                                timeout_s=c.timeout_s) for c in spec.commands]
+    verdicts = verify_checks(commands, source, output, executor_name,
+                             output / ".porter" / "verify" / executor_name / "checks",
+                             timeout=check_timeout) if commands and executor_name in CHECK_EXECUTORS else []
+    return evidence.model_copy(update={"checks": tuple(verdicts),
+                                       "units": unit_evidence(units, evidence.kernels, verdicts)})
+
+
+def _verify_by_checks(output: Path, source: Path, executor: str, units: list[str],
+                      timeout: float | None, jobs: int) -> Evidence:
+    if executor not in CHECK_EXECUTORS:
+        raise ValueError(f"executor {executor!r}: expected one of {', '.join(CHECK_EXECUTORS)}")
+    discovery = discover_checks(source)
+    verdicts = verify_checks(discovery.checks, source, output, executor,
+                             output / ".porter" / "verify" / executor / "checks", timeout=timeout, jobs=jobs)
+    return Evidence(executor=executor, source=str(source), output=str(output), kernels=(), checks=tuple(verdicts),
+                    discovery=discovery, units=unit_evidence(units, (), verdicts))
+
+
+def unit_evidence(units: list[str], kernels: tuple[KernelEvidence, ...] | list[KernelEvidence],
+                  checks: tuple[CheckVerdict, ...] | list[CheckVerdict]) -> tuple[UnitEvidence, ...]:
+    """One verdict per unit from the kernel specs and checks that exercised it.
+
+    failed: something that covers it failed on the port; passed: something covering it ran and
+    passed; compiled-only: only gfx950 builds cover it; not-verified: nothing covering it ran to a
+    verdict (no check, the original failed its own check, nothing comparable, a missing toolchain).
+    """
+    out = []
+    for unit in units:
+        ks = [k for k in kernels if k.unit == unit]
+        cs = [c for c in checks if c.check.covers(unit)]
+        failed = [f"kernel {k.kernel}: {k.port.status}: {k.port.reason}" for k in ks if k.port.status in KERNEL_FAILED]
+        failed += [f"check {c.check.name}: {c.status}: {c.reason}" for c in cs if c.status in CHECK_FAILED]
+        passed = [f"kernel {k.kernel}" for k in ks if k.port.status == "pass"]
+        passed += [f"check {c.check.name}" for c in cs if c.status == "pass"]
+        built = [f"check {c.check.name}" for c in cs if c.status == "compiled-only"]
+        others = [f"{c.check.name}: {c.status}: {c.reason}" for c in cs if c.status not in CHECK_FAILED + ("pass",
+                                                                                                          "compiled-only")]
+        others += [f"kernel {k.kernel}: {k.port.status}: {k.port.reason}" for k in ks
+                   if k.port.status not in KERNEL_FAILED + ("pass",)]
+        if failed:
+            out.append(UnitEvidence(unit=unit, status="failed", by=tuple(failed), reason=failed[0]))
+        elif passed:
+            out.append(UnitEvidence(unit=unit, status="passed", by=tuple(passed), reason="; ".join(passed)))
+        elif built:
+            out.append(UnitEvidence(unit=unit, status="compiled-only", by=tuple(built),
+                                    reason="built for gfx950 by its own build files; no check ran it"))
+        else:
+            out.append(UnitEvidence(unit=unit, status="not-verified", by=tuple(others),
+                                    reason=others[0] if others else "no check of the project builds or runs it"))
+    return tuple(out)
+
+
+def _verify_kernels(output: Path, source: Path, spec, executor_name: str, arch: str | None, timeout: float,
+                    all_kernels: list) -> Evidence:
     executor = get_executor(executor_name, arch)
     work = output / ".porter" / "verify" / executor.name
     if isinstance(executor, CudaExecutor) and executor.name == "cuda":
@@ -108,8 +203,22 @@ def summary(evidence: Evidence) -> dict:
                 "outputs": [c.model_dump(exclude={"dtype", "tolerance"}) | {"dtype": c.dtype, "tolerance": c.tolerance}
                             for c in v.outputs]}
 
+    def check(v: CheckVerdict) -> dict:
+        c = v.comparison
+        return {"name": v.check.name, "kind": v.check.kind, "origin": v.check.origin, "build": v.check.build,
+                "run": v.check.run, "status": v.status, "reason": v.reason,
+                "port_build_s": v.port_build.seconds if v.port_build else None,
+                "compared": c.compared if c else None,
+                "excluded": [e.model_dump() for e in c.excluded] if c else [],
+                "original_line": c.original_line if c else "", "port_line": c.port_line if c else ""}
+
+    d = evidence.discovery
     return {"executor": evidence.executor, "source": evidence.source, "output": evidence.output,
-            "passed": evidence.passed,
+            "passed": evidence.passed, "failures": evidence.failures,
+            "units": [u.model_dump() for u in evidence.units],
+            "checks": [check(v) for v in evidence.checks],
+            "discovered": [c.model_dump() for c in d.checks] if d else None,
+            "undiscovered": [u.model_dump() for u in d.undiscovered] if d else None,
             "kernels": [{"kernel": k.kernel, "unit": k.unit, "port": side(k.port), "baseline": side(k.baseline),
                          "timing_vs_baseline": k.timing_vs_baseline.model_dump() if k.timing_vs_baseline else None}
                         for k in evidence.kernels]}
@@ -117,7 +226,19 @@ def summary(evidence: Evidence) -> dict:
 
 def render_markdown(evidence: Evidence) -> str:
     lines = [f"# porter verify: `{evidence.executor}`", "",
-             f"source `{evidence.source}`, port `{evidence.output}`", "",
+             f"source `{evidence.source}`, port `{evidence.output}`", ""]
+    verdict = "every unit had a check that ran and passed" if evidence.passed else \
+        f"not verified ({len(evidence.failures)}): " + "; ".join(evidence.failures)
+    lines += [f"**Result:** {verdict}.", ""]
+    if evidence.units:
+        lines += ["## Units", "", "| unit | verdict | by |", "| --- | --- | --- |"]
+        lines += [f"| `{u.unit}` | {u.status} | {_cell(u.reason)} |" for u in evidence.units]
+        lines += [""]
+    if evidence.discovery is not None or evidence.checks:
+        lines += _render_checks(evidence)
+    if not evidence.kernels:
+        return "\n".join(lines) + "\n"
+    lines += ["## Kernel specs", "",
              "| unit | kernel | port | max abs err | max rel err | direct-hipify baseline | port ms | baseline ms | vs baseline |",
              "| --- | --- | --- | ---: | ---: | --- | ---: | ---: | --- |"]
     for k in evidence.kernels:
@@ -132,12 +253,49 @@ def render_markdown(evidence: Evidence) -> str:
             base, f"{k.port.port_run.median_ms:.4f}" if k.port.port_run and k.port.port_run.median_ms else "-",
             f"{t.baseline_median_ms:.4f}" if t else "-", f"{t.verdict} ({t.ratio:.2f}x)" if t else "-"]) + " |")
     failing = [k for k in evidence.kernels if k.port.status not in ("pass", "not-exercised")]
-    lines += ["", "**Result:** " + ("every exercised kernel matches the original." if not failing else
-                                    f"{len(failing)} kernel(s) do not: " +
-                                    "; ".join(f"`{k.kernel}`: {k.port.reason}" for k in failing))]
+    unexercised = [k for k in evidence.kernels if k.port.status == "not-exercised"]
+    lines += ["", ("Every exercised kernel matches the original." if not failing else
+                   f"{len(failing)} kernel(s) do not: " +
+                   "; ".join(f"`{k.kernel}`: {k.port.reason}" for k in failing))
+              + (f" {len(unexercised)} kernel(s) not exercised: " + ", ".join(f"`{k.kernel}`" for k in unexercised)
+                 + "." if unexercised else "")]
     lines += ["", "Timings are medians of the driver's timed runs on one executor; on hip-on-cuda they show "
               "the emulation's cost, not gfx950's, and say nothing about speed on the target."]
     return "\n".join(lines) + "\n"
+
+
+def _cell(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split()).replace("|", "\\|")
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _render_checks(evidence: Evidence) -> list[str]:
+    lines = ["## The project's own checks", ""]
+    d = evidence.discovery
+    if d is not None:
+        how = ("the port built for gfx950 by the stand-in hipcc through its own build files; nothing ran"
+               if evidence.executor == "gfx950" else
+               f"original built with nvcc, port with the `{evidence.executor}` hipcc, each through its own build "
+               "files; the original run twice, the port once")
+        lines += [f"Discovered {len(d.checks)} check(s) (no verify spec in the port): {how}.", ""]
+    if evidence.checks:
+        lines += ["| check | from | kind | result | detail |", "| --- | --- | --- | --- | --- |"]
+        for v in evidence.checks:
+            lines.append(f"| `{v.check.name}` | `{v.check.origin}` | {v.check.kind} | {v.status} | {_cell(v.reason)} |")
+        for v in evidence.checks:
+            c = v.comparison
+            if c is not None and (c.original_line or c.port_line):
+                lines += ["", f"`{v.check.name}`, first differing line:", "", "```",
+                          f"original: {c.original_line}", f"port:     {c.port_line}", "```"]
+        excluded = sorted({(e.reason, e.line) for v in evidence.checks if v.comparison
+                           for e in v.comparison.excluded})
+        if excluded:
+            lines += ["", "Values left out of the comparison:", ""]
+            lines += [f"- {reason}: `{_cell(line, 120)}`" for reason, line in excluded[:40]]
+    if d is not None and d.undiscovered:
+        lines += ["", "Not made into checks:", ""]
+        lines += [f"- `{u.where}`: {u.reason}" for u in d.undiscovered]
+    return lines + [""]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -152,10 +310,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", type=Path, default=None)
     parser.add_argument("--arch", default=None)
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per driver run (a hang is data)")
+    parser.add_argument("--jobs", type=int, default=1, help="checks at a time")
+    parser.add_argument("--check-timeout", type=float, default=None,
+                        help="seconds per step of a project's own check (default: the check's, 300)")
     args = parser.parse_args(argv)
     try:
         evidence = verify_output(args.output, args.executor, source=args.source, arch=args.arch,
-                                 timeout=args.timeout)
+                                 timeout=args.timeout, check_timeout=args.check_timeout, jobs=args.jobs)
     except (FileNotFoundError, SpecError, ValueError) as e:
         print(f"error: {e}")
         return 2

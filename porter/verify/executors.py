@@ -24,17 +24,16 @@ import subprocess
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from importlib.resources import files
 from pathlib import Path
 from typing import ClassVar, Literal
 
 from porter.state import BuildResult, Frozen
 from porter.toolchains import ToolchainMissing, find_tool
+from porter.toolchains.hipcc import hip_on_cuda_dir
 from porter.toolchains.nvcc import find_nvcc
 
 BUILD_TIMEOUT_S = 600
 HIPCC_CANDIDATES = ("hipcc", "/opt/rocm/bin/hipcc", "amdclang++", "/opt/rocm/llvm/bin/amdclang++")
-HIP_ON_CUDA_ENV = "PORTER_HIP_ON_CUDA"
 
 
 class RunResult(Frozen):
@@ -180,15 +179,6 @@ class CudaExecutor(Executor):
     def build_command(self, compiler: Path, unit_dir: Path, driver: Path, binary: Path) -> list[str]:
         return [str(compiler), *COMMON_FLAGS, f"-arch={self.arch}", *self.api_flags(), *self.extra_flags,
                 "-x", "cu", "-I", str(unit_dir), str(driver), "-o", str(binary)]
-
-
-def hip_on_cuda_dir() -> Path:
-    """porter's hip_on_cuda headers: $PORTER_HIP_ON_CUDA, else porter.shims/hip_on_cuda."""
-    override = os.environ.get(HIP_ON_CUDA_ENV)
-    path = Path(override) if override else Path(str(files("porter.shims") / "hip_on_cuda"))
-    if not path.is_dir():
-        raise ToolchainMissing("hip_on_cuda headers", [str(path)], HIP_ON_CUDA_ENV)
-    return path
 
 
 class HipOnCudaExecutor(CudaExecutor):

@@ -47,12 +47,13 @@ def test_warp_reduction_is_rewritten_for_64_lanes() -> None:
     assert check(out)[1] == [f for f in check(out)[1] if not f.fixable]
 
 
-def test_unrolled_step_with_width_32_is_a_segment_and_only_reported() -> None:
+def test_unrolled_step_with_width_32_is_a_segment_kept_by_the_wave_strategy() -> None:
+    """Width 32 names a 32-lane segment: the code keeps 32-lane groups (WAVE011), the whole-wave rules stay out."""
     src = "__device__ float f(float v) {\n  v += __shfl_down_sync(0xffffffffu, v, 16, 32);\n  return v;\n}\n"
-    out, findings = check(src, ("WAVE001", "WAVE002"))
-    assert at(findings, "WAVE001") == at(findings, "WAVE002") == [2]
-    (shuffle,) = [f for f in findings if f.rule == "WAVE002"]
-    assert "starts at 16" in shuffle.message and "width 32" in shuffle.message and not shuffle.fixable
+    out, findings = check(src, ("WAVE001", "WAVE002", "WAVE011"))
+    assert not at(findings, "WAVE001") and not at(findings, "WAVE002")
+    decision = [f for f in findings if f.rule == "WAVE011" and "helper `f`" in f.message]
+    assert decision and "keeps 32-lane logical groups" in decision[0].message
     assert "__shfl_down(v, 16, 32)" in out
 
 
@@ -116,11 +117,19 @@ def test_64_bit_masks_are_left_alone() -> None:
     assert check(src, ("WAVE001",)) == (src, [])
 
 
-def test_lane_math_on_a_tile_is_a_warning_with_the_doubt_said() -> None:
+def test_lane_math_without_cross_lane_operations_is_a_logical_group_left_alone() -> None:
     src = "__global__ void t(float* o) {\n  int col = threadIdx.x & 31;\n  int row = threadIdx.x / 32;\n  o[row * 32 + col] = 0;\n}\n"
+    out, findings = check(src, ("WAVE003", "WAVE011"))
+    assert out == src and not at(findings, "WAVE003")
+    (decision,) = findings
+    assert "keeps 32-lane logical groups" in decision.message and "2 lane-math" in decision.message
+
+
+def test_lane_math_beside_a_shuffle_whose_name_says_nothing_is_still_a_warning() -> None:
+    src = ("__global__ void t(float* o) {\n  int col = threadIdx.x & 31;\n  int row = threadIdx.x / 32;\n"
+           "  o[row * 32 + col] = __shfl_xor(o[0], 1, 32);\n}\n")
     _, findings = check(src, ("WAVE003",))
-    assert at(findings, "WAVE003") == [2, 3]
-    assert all(f.severity == Severity.warning and "tile width" in f.message for f in findings)
+    assert not findings  # the width-32 shuffle keeps 32-lane groups: the lane math is right as it is
 
 
 def test_warp_size_constant_chosen_per_target_is_not_hit() -> None:
@@ -160,7 +169,7 @@ def test_shared_32_by_warp_is_safe_by_lane_is_grown() -> None:
     src = ("__global__ void k(float* o) {\n"
            "  __shared__ float partial[32];\n  __shared__ float tile[32];\n  __shared__ float row[32];\n"
            "  int warp = threadIdx.x / warpSize;\n  partial[warp] = tile[threadIdx.x + 1];\n"
-           "  row[threadIdx.x % warpSize] = 1.0f;\n  o[0] = partial[0] + row[0];\n}\n")
+           "  row[threadIdx.x % warpSize] = 1.0f;\n  o[0] = __shfl_xor(partial[0] + row[0], 1);\n}\n")
     out, findings = check(src, ("WAVE005",))
     indexed, unsure, lanes = sorted(findings, key=lambda f: f.location.line)
     assert indexed.severity == Severity.info and "16 waves" in indexed.message and not indexed.fixable
@@ -172,18 +181,21 @@ def test_tile_width_next_to_cooperative_tiles_is_not_rewritten() -> None:
     src = ("__global__ void k(float* o) {\n"
            "  auto tile = cg::tiled_partition<32>(cg::this_thread_block());\n"
            "  int tileId = threadIdx.x / 32;\n  __syncwarp();\n  o[tileId] = tile.thread_rank();\n}\n")
-    _, findings = check(src, ("WAVE003",))
-    (hit,) = findings
-    assert hit.severity == Severity.warning and not hit.fixable
+    out, findings = check(src, ("WAVE003",))
+    assert not findings and out == src  # no cross-lane operation: the 32 is the tile's, kept
 
 
 def test_ballot_counted_with_clz_is_left_for_a_person() -> None:
     src = ("__global__ void k(int* o, bool p) {\n  unsigned b = __ballot(p);\n"
            "  o[0] = 31 - __clz(b) + __popc(b & ((1u << (threadIdx.x % warpSize)) - 1));\n}\n")
-    out, findings = check(src, ("WAVE004", "WAVE008"))
-    clz = [f for f in findings if "__clz" in f.message and "__clz(" in f.snippet]
-    assert clz and not any(f.fixable for f in clz if f.location.column == out.splitlines()[2].index("__clz") + 1)
-    assert "unsigned long long b" in out and "__popcll(b & ((1ull <<" in out and "__clz(b)" in out
+    out, findings = check(src, ("WAVE004", "WAVE008", "WAVE011"))
+    # `31 - __clz(b)` has no whole-wave rewrite: the kernel keeps 32-lane groups, where b is the
+    # caller's half of the ballot, 32 bits, and every expression around it stays right.
+    assert not [f for f in findings if f.rule in ("WAVE004", "WAVE008")]
+    (decision,) = [f for f in findings if f.rule == "WAVE011" and f.message.startswith("kernel")]
+    assert "keeps 32-lane" in decision.message and "__clz(b)" in decision.message
+    assert "unsigned b = ((unsigned)(__ballot(p) >> (__lane_id() & 32)));" in out
+    assert "31 - __clz(b) + __popc(b & ((1u << (threadIdx.x % 32)) - 1))" in out
 
 
 

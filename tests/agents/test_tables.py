@@ -9,9 +9,9 @@ import pytest
 from porter.agents.translator import tables
 
 
-def test_runtime_names_come_from_hipify_torch() -> None:
+def test_runtime_names_come_from_hipify() -> None:
     m = tables.index().lookup("cudaMalloc")
-    assert (m.hip, m.family, m.source, m.supported) == ("hipMalloc", "runtime", "hipify-torch", True)
+    assert (m.hip, m.family, m.source, m.supported) == ("hipMalloc", "runtime", "hipify", True)
     assert tables.index().lookup("cudaStream_t").hip == "hipStream_t"
     assert tables.index().lookup("CUdeviceptr").hip == "hipDeviceptr_t"
 
@@ -22,6 +22,52 @@ def test_library_families() -> None:
     assert ix.lookup("cublasLtMatmul").family == "blaslt"
     assert ix.lookup("curand_init").family == "rand"
     assert ix.namespaces["cub"].hip == "hipcub"
+
+
+def test_hipify_comes_before_torch() -> None:
+    ix = tables.index()
+    # torch's table names hipMemcpy2D__, which HIP does not declare; HIPIFY names the real API
+    assert ix.lookup("cuMemcpy2D").hip == "hipMemcpyParam2D"
+    assert ix.lookup("cuMemcpy2D").source == "hipify"
+    # a name only torch has still comes from torch
+    assert any(m.source == "hipify-torch" for m in ix.names.values())
+
+
+def test_hipify_unsupported_names_are_marked() -> None:
+    m = tables.index().lookup("cuTensorMapEncodeTiled")
+    assert m is not None and not m.supported and m.source == "hipify"
+
+
+def test_hipify_library_headers_use_rocm_layout() -> None:
+    ix = tables.index()
+    assert ix.header("cusolverDn.h").hip == "hipsolver/hipsolver.h"
+    assert ix.header("cusparse.h").hip == "hipsparse/hipsparse.h"
+    assert ix.header("device_launch_parameters.h").hip == ""  # removed: HIP needs nothing for it
+
+
+def test_direct_rocm_libraries_follow_the_choices() -> None:
+    roc = tables.index(tables.Choices(blas="rocblas", sparse="rocsparse", solver="rocsolver", rand="rocrand",
+                                      dnn="miopen"))
+    assert roc.lookup("cublasSgemm").hip == "rocblas_sgemm" and roc.lookup("cublasSgemm").source == "hipify-roc"
+    assert tables.library(roc.lookup("cublasSgemm")).rocm == "rocBLAS"
+    assert roc.lookup("cusparseCreate").hip == "rocsparse_create_handle"
+    assert roc.lookup("curandCreateGenerator").hip == "rocrand_create_generator"
+    assert roc.lookup("cudnnCreate").hip == "miopenCreate"
+    assert roc.header("cublas_v2.h").hip == "rocblas/rocblas.h"
+    assert roc.header("cudnn.h").hip == "miopen/miopen.h"
+    # rocBLAS takes its own complex type; __half stays HIP's (rocblas_half has no device arithmetic)
+    assert roc.lookup("cuComplex").hip == "rocblas_float_complex"
+    assert roc.lookup("__half").hip == "__half"
+    # the default keeps the hip* wrappers and reports cuDNN
+    hip = tables.index()
+    assert hip.lookup("cublasSgemm").hip == "hipblasSgemm" and hip.lookup("cudnnCreate") is None
+    assert tables.library(hip.lookup("cublasSgemm")).rocm == "hipBLAS"
+
+
+def test_hipify_snapshot_records_its_source() -> None:
+    data = tables.hipify_tables()
+    assert data["engine"].startswith("HIPIFY 6.3.0 (ROCm/HIPIFY@014177bc")
+    assert len(data["hip"]) > 4000 and len(data["roc"]) > 2000
 
 
 def test_porter_fills_what_hipify_torch_lacks() -> None:
@@ -52,14 +98,15 @@ def test_cudnn_is_never_renamed() -> None:
 
 def test_index_is_built_once_and_read_only() -> None:
     assert tables.index() is tables.index()
-    assert tables.index.cache_info().misses == 1
+    assert tables.index() is tables.index(tables.DEFAULT_CHOICES)
     with pytest.raises(TypeError):
         tables.index().names["cudaMalloc"] = None  # type: ignore[index]
 
 
 def test_engine_names_the_source() -> None:
-    assert tables.ENGINE.startswith("hipify-torch")
-    assert tables.index().counts["hipify-torch"] > 3000 and tables.index().counts["porter"] > 0
+    assert tables.ENGINE.startswith("HIPIFY 6.3.0") and "hipify-torch" in tables.ENGINE
+    counts = tables.index().counts
+    assert counts["hipify"] > 4000 and counts["hipify-torch"] > 300 and counts["porter"] > 0
 
 
 def test_without_torch_the_shipped_snapshot_serves(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -71,7 +118,7 @@ def test_without_torch_the_shipped_snapshot_serves(monkeypatch: pytest.MonkeyPat
         return real(name, package)
 
     monkeypatch.setattr(tables.importlib, "import_module", no_torch)
-    frozen = tables.index.__wrapped__()
+    frozen = tables._index.__wrapped__(tables.DEFAULT_CHOICES)
     assert "snapshot shipped with porter" in frozen.engine
     assert frozen.lookup("cudaMalloc").hip == "hipMalloc"
     assert frozen.lookup("__nv_fp8_e4m3").hip == "__hip_fp8_e4m3"

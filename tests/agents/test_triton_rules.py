@@ -47,7 +47,8 @@ def test_gemm_gets_the_amd_knobs() -> None:
     # Three stages: two tiles in flight hide more of the load latency, and 3 x 48 KiB fits.
     assert (big.num_warps, big.num_stages, big.extras()) == (4, 3, {"waves_per_eu": 0, "matrix_instr_nonkdim": 16,
                                                                     "kpack": 1})
-    assert big.origin.startswith("perfmodel pick for gfx950 (") and big.origin.endswith(" us predicted at 4096x4096x4096)")
+    assert big.origin.startswith("perfmodel pick for gfx950 (") and big.origin.endswith(
+        " us predicted at 4096x4096x4096; layout nn, assumed: the strides are runtime arguments)")
     small = tc.derive(4, None, tc.KernelShape(dots=1, block_m=64, block_n=128, block_k=32))
     assert (small.num_warps, small.num_stages, small.extras()["waves_per_eu"]) == (4, 3, 0)
     assert tc.derive(8, 4, tc.KernelShape()).extras() == {}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from porter.agents.verifier.failures import first_error, route_of
+from porter.agents.verifier.failures import first_error, route_of, toolchain_gap
 from porter.run import port
 from porter.state import PortOptions
 
@@ -24,6 +24,18 @@ def test_first_error_is_classified_and_routed(stderr: str, cls: str, agent: str)
     error = first_error("a.cu:1:1: warning: unused\n" + stderr + "\n1 error generated.\n")
     assert error is not None and error.failure_class == cls and route_of(cls) == agent
     assert first_error("a.cu:1:1: warning: only a warning\n") is None
+
+
+@pytest.mark.parametrize("stderr, gap", [
+    ("a.cu:2:10: fatal error: 'hipblaslt/hipblaslt.h' file not found", "ROCm library"),
+    ("a.cu:2:10: fatal error: 'hipcub/hipcub.hpp' file not found", "ROCm library"),
+    ("a.cu:2:10: fatal error: 'omp.h' file not found", "libomp-22-dev"),
+    ("a.cu:2:10: fatal error: 'reduce.cuh' file not found", ""),  # the project's own header: the port's fault
+    ("a.cu:3:5: error: use of undeclared identifier 'cudaMalloc'", ""),
+])
+def test_toolchain_gaps_are_not_port_failures(stderr: str, gap: str) -> None:
+    reason = toolchain_gap(first_error(stderr))
+    assert (gap in reason and reason.startswith("not checked: ")) if gap else reason == ""
 
 
 @pytest.mark.toolchain("clang")

@@ -34,3 +34,110 @@ def test_wave_project_compiles_with_no_fixable_wave_finding_open(name: str, tmp_
     report = (tmp_path / name / "porter-report.md").read_text()
     assert "| compiled |" in report
     assert "0xffffffff," not in "".join(p.read_text() for p in (tmp_path / name).glob("*.cu"))
+
+
+# --- no partial rewrite: the wave consistency property -------------------------------------------
+
+from porter.agents.microarch import wave_check, wave_model  # noqa: E402
+from porter.syntax import SourceFile, lang_for  # noqa: E402
+
+NOT_PROJECTS = {"golden", "rules", "reports", "toolchains", "hip_on_cuda", "verify"}  # as tests/engine/test_port.py
+PROJECTS = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir() and p.name not in NOT_PROJECTS
+                  and not p.name.startswith("triton_"))
+PATTERNS = FIXTURES / "rules" / "WAVE011" / "patterns"
+PATTERN_TREES = sorted([p.name for p in PATTERNS.glob("*.cu")] + [p.name for p in PATTERNS.iterdir() if p.is_dir()])
+RULE_BEFORES = sorted(p.parent.name for p in (FIXTURES / "rules").glob("WAVE*/before.cu"))
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and lang_for(p.name) and ".porter" not in p.parts}
+
+
+def _ported(source: Path, tmp_path: Path) -> tuple[dict[str, bytes], dict[str, bytes], list]:
+    if source.is_file():
+        tree = tmp_path / "src"
+        tree.mkdir()
+        (tree / source.name).write_bytes(source.read_bytes())
+        source = tree
+    state = port(source, tmp_path / "out", PortOptions(verify=False))
+    return _files(source), _files(tmp_path / "out"), state.findings
+
+
+@pytest.mark.parametrize("name", PROJECTS)
+def test_every_fixture_port_is_whole_per_kernel(name: str, tmp_path: Path) -> None:
+    before, after, _ = _ported(FIXTURES / name, tmp_path)
+    assert not wave_check.check_tree(before, after)
+
+
+@pytest.mark.parametrize("name", RULE_BEFORES)
+def test_every_wave_rule_example_port_is_whole_per_kernel(name: str, tmp_path: Path) -> None:
+    before, after, _ = _ported(FIXTURES / "rules" / name / "before.cu", tmp_path)
+    assert not wave_check.check_tree(before, after)
+
+
+EXPECTED = {  # pattern -> {kernel: decision}
+    "half_converted.cu": {"warp_max": "keep32"},
+    "no_cross_lane.cu": {"rows_of_32": "keep32"},
+    "mask_variables.cu": {"masked": "convert64"},
+    "host_geometry.cu": {"row_sums": "keep32"},
+    "leading_zeros.cu": {"last_positive": "keep32"},
+    "undecided.cu": {"warp_totals": "ask"},
+    "helper_header": {"block_sum": "convert64"},
+}
+
+
+@pytest.mark.parametrize("name", PATTERN_TREES)
+def test_pattern_gets_its_decision_and_a_whole_port(name: str, tmp_path: Path) -> None:
+    before, after, findings = _ported(PATTERNS / name, tmp_path)
+    assert not wave_check.check_tree(before, after)
+    stated = {f.message.split("`")[1]: f.message for f in findings
+              if f.rule == "WAVE011" and f.message.startswith("kernel `")}
+    words = {"keep32": "keeps 32-lane logical groups", "convert64": "converts to the whole 64-lane wave",
+             "ask": "needs a person"}
+    for kernel, decision in EXPECTED[name].items():
+        assert words[decision] in stated[kernel], stated[kernel]
+
+
+def test_patterns_are_all_expected() -> None:
+    assert sorted(EXPECTED) == PATTERN_TREES
+
+
+def test_mask_variables_are_widened_with_their_value(tmp_path: Path) -> None:
+    _, after, _ = _ported(PATTERNS / "mask_variables.cu", tmp_path)
+    text = after["mask_variables.cu"].decode()
+    assert "unsigned long long mask = 0xffffffffffffffffull" in text
+    assert "unsigned long long tmask = 0xffffffffffffffffull" in text
+    assert "__shfl_sync(" not in text and "__ballot(i < n)" in text and "0xFFFFFFFF" not in text
+
+
+def test_checker_reports_the_first_expression_of_a_half_conversion() -> None:
+    source = (FIXTURES / "wave_seeded" / "seeded.cu").read_bytes()
+    golden = (FIXTURES / "golden" / "wave_seeded" / "seeded.cu").read_text()
+    # the lane math converted, the shuffle tree left from 16: the half conversion of real ports
+    half = golden.replace("int offset = warpSize / 2;", "int offset = 16;")
+    assert half != golden
+    (found,) = wave_check.check_tree({"seeded.cu": source}, {"seeded.cu": half.encode()})
+    assert found.kernel == "blockStats" and found.decision == "convert64" and found.expression == "offset"
+    assert found.line == half[:half.index("int offset = 16;")].count("\n") + 2
+
+
+def test_checker_reports_a_whole_wave_call_in_a_kept_kernel() -> None:
+    source = (PATTERNS / "half_converted.cu").read_bytes()
+    kept = source.replace(b"__shfl_xor(v, m, 32)", b"__shfl_xor(v, m)").replace(b"warpSize", b"32")
+    (found,) = wave_check.check_tree({"k.cu": source}, {"k.cu": kept})
+    assert found.decision == "keep32" and found.expression == "__shfl_xor(v, m)"
+
+
+def test_checker_reports_a_rewrite_in_an_undecided_kernel() -> None:
+    source = (PATTERNS / "undecided.cu").read_bytes()
+    touched = source.replace(b"threadIdx.x % 32", b"threadIdx.x % warpSize")
+    (found,) = wave_check.check_tree({"k.cu": source}, {"k.cu": touched})
+    assert found.decision == "ask" and "partial rewrite" in found.why
+
+
+def test_a_kernel_without_cross_lane_operations_keeps_its_lane_math() -> None:
+    unit = SourceFile("k.cu", (FIXTURES / "wave_logical32" / "logical32.cu").read_bytes(), "cuda")
+    (k,) = wave_model.analyse(unit).kernels
+    assert k.decision == "keep32" and not k.cross_lane
+    assert {q.text for q in k.quantities if q.kind == "lane-math"} == {"threadIdx.x & 31", "threadIdx.x >> 5"}

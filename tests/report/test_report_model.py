@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from porter.report import REPORT_FILES, Report, build_report, write_reports
+from porter.report.model import COMPILED_ONLY
 from porter.state import BuildResult, Finding, Location, PortState, Severity, UnitResult
 
 
@@ -64,8 +65,10 @@ def test_units_kernels_and_not_verified(port_state, build_kwargs):
     assert bad.error == "kernels/bad.cu:7:3: error: invalid instruction"
     assert [(k.unit, k.kernel) for k in report.kernels] == [
         ("kernels/gemm.cu", "sgemm_mfma"), ("kernels/gemm.cu", "sgemm_tiled"), ("kernels/reduce.cu", "reduce_sum")]
-    assert [(n.unit, n.reason) for n in report.not_verified] == [
-        ("ext/fused.cu", "needs torch/extension.h: torch is not installed")]
+    assert [(n.unit, n.level, n.reason) for n in report.not_verified] == [
+        ("ext/fused.cu", "not-checked", "needs torch/extension.h: torch is not installed"),
+        ("kernels/gemm.cu", "compiled-only", COMPILED_ONLY), ("kernels/reduce.cu", "compiled-only", COMPILED_ONLY)]
+    assert report.numerics == []
     assert report.notes == port_state.notes
     assert [a.iteration for a in report.attempts] == [1, 2]
 
@@ -118,3 +121,15 @@ def test_write_reports(port_state, build_kwargs, tmp_path):
 def test_write_reports_rejects_unknown_keywords(port_state, build_kwargs, tmp_path):
     with pytest.raises(TypeError):
         write_reports(port_state, tmp_path, colour=True, **build_kwargs)
+
+
+def test_a_unit_whose_check_passed_is_numerics_run(port_state, build_kwargs):
+    from porter.state import KernelCheck
+
+    units = dict(port_state.units)
+    units["kernels/gemm.cu"] = units["kernels/gemm.cu"].model_copy(update={"checks": (
+        KernelCheck(kernel="check .:make run", executor="hip-on-cuda", status="pass"),)})
+    report = build_report(port_state.model_copy(update={"units": units}), **build_kwargs)
+    assert [(n.unit, n.executor, n.checks) for n in report.numerics] == [
+        ("kernels/gemm.cu", "hip-on-cuda", ["check .:make run"])]
+    assert "kernels/gemm.cu" not in {n.unit for n in report.not_verified}

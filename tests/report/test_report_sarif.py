@@ -14,6 +14,7 @@ import pytest
 
 import porter
 from porter.report import build_report, render_sarif
+from porter.report.model import COMPILED_ONLY
 
 SCHEMA = Path(__file__).resolve().parents[2] / "fixtures" / "reports" / "sarif-2.1.0-rtm.5.json"
 
@@ -51,7 +52,9 @@ def test_results_are_the_open_hazards(log):
     assert run["properties"]["fixed"] == [{"ruleId": "BLD001", "location": "CMakeLists.txt:2:1"},
                                           {"ruleId": "WAVE001", "location": "kernels/reduce.cu:11:16"}]
     assert run["properties"]["notVerified"] == [
-        {"unit": "ext/fused.cu", "reason": "needs torch/extension.h: torch is not installed"}]
+        {"unit": "ext/fused.cu", "level": "not-checked", "reason": "needs torch/extension.h: torch is not installed"},
+        {"unit": "kernels/gemm.cu", "level": "compiled-only", "reason": COMPILED_ONLY},
+        {"unit": "kernels/reduce.cu", "level": "compiled-only", "reason": COMPILED_ONLY}]
     assert run["properties"]["exitCode"] == 1
 
 

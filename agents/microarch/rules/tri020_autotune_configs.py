@@ -8,14 +8,15 @@ Each `triton.Config` of an autotuned kernel is rewritten by agents/microarch/tri
 A GEMM-like kernel whose config shows its tiles (BLOCK_M/N/K, GROUP_M) keeps them and gets the
 perfmodel's pick for them on gfx950: num_warps 4/8, num_stages 1-3, waves_per_eu 0/2 and
 matrix_instr_nonkdim 16/32 (kpack=1) with the least predicted time over a few representative
-GEMM shapes (`model_knobs`). Otherwise AMD's defaults: num_warps halved (same threads per
+GEMM shapes (`model_knobs`), for the operand layout read from the kernel's first tl.dot (or
+assumed row-major, as Triton's tutorial, where both strides are arguments). Otherwise AMD's defaults: num_warps halved (same threads per
 program; at least 4 waves for a GEMM), num_stages 2 for a GEMM (1 if the two tiles overflow
 160 KiB of LDS), 1 for attention (two tl.dot), at most 2 otherwise. A GEMM-like kernel gets
 waves_per_eu, matrix_instr_nonkdim and kpack in the config's dict, other kernels
 waves_per_eu=0 (no hint; its presence marks the config as AMD's), through
 `**_porter_amd_knobs(...)` (SHIM030 defines it) so that NVIDIA's backend, which rejects
 unknown options, still runs the port. The finding says where the knobs came from ("perfmodel
-pick for gfx950 (T us predicted at 4096x4096x4096)" or "AMD defaults (...)").
+pick for gfx950 (T us predicted at 4096x4096x4096; layout nn, assumed: ...)" or "AMD defaults (...)").
 Configs that become identical are dropped.
 
 Before:
@@ -56,7 +57,9 @@ def autotune_configs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
         kernel = _owner(call, tuned, parents)
         if kernel is None:
             continue
-        rewrite = config_rewrite(unit, call, tc.KernelShape(dots=src.count_dots(kernel, names)))
+        layout, read = src.dot_layout(kernel, names)
+        rewrite = config_rewrite(unit, call, tc.KernelShape(dots=src.count_dots(kernel, names), layout=layout,
+                                                            layout_read=read))
         if rewrite is None:
             continue
         text, message = rewrite
@@ -83,7 +86,7 @@ def config_rewrite(unit: PythonFile, call: cst.Call, shape: tc.KernelShape) -> t
     if meta is None:
         return None  # kwargs built elsewhere: the tiles and where to put the knobs are unknown
     tiles = {d: next((src.int_value(keys[k].value) for k in ks if k in keys), None) for d, ks in tc.TILE_KEYS.items()}
-    shape = tc.KernelShape(shape.dots, tiles["m"], tiles["n"], tiles["k"], tiles["group"])
+    shape = tc.KernelShape(shape.dots, tiles["m"], tiles["n"], tiles["k"], tiles["group"], shape.layout, shape.layout_read)
     nv_warps = src.int_value(knobs["num_warps"].value) if "num_warps" in knobs else None
     nv_stages = src.int_value(knobs["num_stages"].value) if "num_stages" in knobs else None
     if ("num_warps" in knobs and nv_warps is None) or ("num_stages" in knobs and nv_stages is None):

@@ -57,7 +57,9 @@ def launch_knobs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
                       severity=Severity.info)
             continue
         tiles = {d: next((src.int_value(knobs[k].value) for k in ks if k in knobs), None) for d, ks in tc.TILE_KEYS.items()}
-        shape = tc.KernelShape(src.count_dots(kernel, names), tiles["m"], tiles["n"], tiles["k"], tiles["group"])
+        layout, read = src.dot_layout(kernel, names)
+        shape = tc.KernelShape(src.count_dots(kernel, names), tiles["m"], tiles["n"], tiles["k"], tiles["group"],
+                               layout, read)
         amd = tc.derive(nv.get("num_warps"), nv.get("num_stages"), shape)
         edits, notes = [], []
         for knob, new in (("num_warps", amd.num_warps), ("num_stages", amd.num_stages)):

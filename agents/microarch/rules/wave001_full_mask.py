@@ -17,6 +17,10 @@ After:
     unsigned long long any = __ballot(v != 0.0f);
     int peers = __match_any_sync(0xffffffffffffffffull, key);
 
+    A mask variable or parameter default that only ever holds the 32-bit full mask
+    (`unsigned tmask = 0xffffffff; __shfl_sync(tmask, ...)`) is widened with its value, and the
+    calls take the mask-less form (a parameter's vote calls keep it: a caller may pass fewer lanes).
+
 Fix safety: safe. A wavefront runs in lockstep, so a shuffle or vote whose mask names every lane is
     the mask-less HIP call (__shfl*, __ballot, __any, __all), which every ROCm release has (HIP C++
     language extensions, "Warp cross-lane functions"): porter drops the mask rather than widening
@@ -31,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.microarch import patterns
+from porter.agents.microarch import patterns, wave_model
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
@@ -76,6 +80,11 @@ def named_full32(unit: SourceFile, view: patterns.View, mask) -> str:
 
 @rule(id="WAVE001", lang="cuda", severity="error", fix="safe")
 def full_mask(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    yield from wave_model.gate(unit, ctx, _full_mask(unit, ctx))
+
+
+def _full_mask(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    widened: set[str] = set()
     for view in patterns.views(unit):
         for callee, call in patterns.calls(view, patterns.MASKED_SYNC):
             arguments = patterns.args(call)
@@ -83,9 +92,15 @@ def full_mask(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
                 continue
             mask = patterns.unwrap(arguments[0])
             name = named_full32(unit, view, mask)
-            if not (name or is_full32(view.src, mask)):
+            variable = _full32_variable(unit, view, mask)  # a local or parameter, const or not
+            if not (name or variable or is_full32(view.src, mask)):
                 continue
-            shown = f"`{view.src.text(mask)}`" + (" (0xffffffff)" if name else "")
+            if variable and variable not in widened:
+                widened.add(variable)
+                yield from _widen_variable(unit, view, mask)
+            if variable == "parameter" and callee not in patterns.SHUFFLES:
+                continue  # a caller may pass fewer lanes: the widened parameter is the mask
+            shown = f"`{view.src.text(mask)}`" + (" (0xffffffff)" if name or variable else "")
             said = (f"{shown} as the mask of {callee} names only lanes 0-31 of a 64-lane wavefront "
                     "(and HIP rejects 32-bit mask types)")
             maskless = patterns.maskless_prefix(view.src, callee, call)
@@ -101,3 +116,38 @@ def full_mask(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
                 yield Hit(start, end, f"{said}: use a 64-bit full mask ({callee} has no mask-less form "
                           "before ROCm 7; it needs ROCm 7, or ROCm 6.2+ with -DHIP_ENABLE_WARP_SYNC_BUILTINS)",
                           edits=(Edit(start=start, end=end, text=patterns.FULL_MASK_64),))
+
+
+_MASK_SETS = """[(init_declarator declarator: (identifier) @n value: (_) @v) @d
+                 (optional_parameter_declaration declarator: (identifier) @n default_value: (_) @v) @d]"""
+
+
+def _full32_variable(unit: SourceFile, view: patterns.View, mask) -> str:
+    """"local" or "parameter" (with a default) when `mask` names a variable only ever set to a 32-bit full mask."""
+    if wave_model.mask_variable(unit, view, mask) != "full32":
+        return ""
+    fn = patterns.enclosing(mask, "function_definition")
+    name = view.src.text(mask)
+    for m in view.src.matches(_MASK_SETS, fn) if fn is not None else []:
+        if view.src.text(m["n"][0]) == name:
+            return "parameter" if m["d"][0].type == "optional_parameter_declaration" else "local"
+    return ""
+
+
+def _widen_variable(unit: SourceFile, view: patterns.View, mask) -> Iterator[Hit]:
+    """`unsigned tmask = 0xffffffff;` (or a parameter default) widened with its value to the 64-lane full mask."""
+    src, name = view.src, view.src.text(mask)
+    fn = patterns.enclosing(mask, "function_definition")
+    for m in src.matches(_MASK_SETS, fn):
+        if src.text(m["n"][0]) != name:
+            continue
+        decl, value = m["d"][0], m["v"][0]
+        holder = decl.parent if decl.type == "init_declarator" else decl
+        type_node = holder.child_by_field_name("type")
+        edits = [Edit(*view.span(value), patterns.FULL_MASK_64)]
+        declared = patterns.type_text(src, type_node)
+        single = decl.type == "optional_parameter_declaration" or len(holder.children_by_field_name("declarator")) == 1
+        if declared in patterns.NARROW_INT and single:
+            edits.insert(0, Edit(*view.span(type_node), patterns.WIDER.get(declared, "unsigned long long")))
+        yield Hit(*view.span(decl), f"`{name}` holds a 32-bit full mask that reaches a *_sync call: on a 64-lane "
+                  "wavefront it names lanes 0-31 only; widened with its value to every lane", edits=tuple(edits))

@@ -22,9 +22,11 @@ After:
     int lane = threadIdx.x % warpSize;
     int warp = threadIdx.x / warpSize;
 
-Fix safety: safe where the code says it means warps: the arithmetic becomes warpSize-based
+Fix safety: safe where the code says it means warps (a lane/warp name, a shuffle or vote nearby, or a
+    kernel the wave model converts to 64 lanes, WAVE011, where `tid < 32` becomes `tid < warpSize` too): the arithmetic becomes warpSize-based
     (`% warpSize`, `/ warpSize`, `& (warpSize - 1)`, `* warpSize`), right on both vendors. A
-    warp-size constant (a name such as WARP_SIZE, kWarpSize, THREADS_PER_WARP) becomes a
+    warp-size constant (a name such as WARP_SIZE, kWarpSize, THREADS_PER_WARP, or any constant of
+    32 the code uses as a shuffle width or a lane modulus, such as `WS`) becomes a
     preprocessor choice, because warpSize is not a compile-time constant from ROCm 7.0 and the
     constant may size arrays or template arguments: 64 in the gfx9 device pass and in the host pass
     of a HIP build (porter builds for gfx9; the host pass cannot see the device), 32 elsewhere (nvcc,
@@ -39,7 +41,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from porter.agents.microarch import patterns
+from porter.agents.microarch import patterns, wave_model
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
@@ -66,18 +68,31 @@ _PRIMARY_OR_TIGHT = frozenset({"*", "/", "%"})
 
 @rule(id="WAVE003", lang="cuda", severity="error", fix="safe")
 def lane_math(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    yield from wave_model.gate(unit, ctx, _lane_math(unit, ctx))
+
+
+def _lane_math(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     yield from _warp_size_constants(unit)
+    model = wave_model.analyse(unit, ctx)
+    for q in model.quantities_of("compare"):
+        if model.decision_at(q.start) == "convert64":
+            literal = unit.data.rfind(b"32", q.start, q.end)
+            yield Hit(q.start, q.end, f"`{' '.join(q.text.split())}` picks the first 32-lane warp of the block; in a "
+                      "kernel converted to the 64-lane wave, the first wave is warpSize threads",
+                      edits=(Edit(literal, literal + 2, "warpSize"),))
     for view in patterns.views(unit):
-        taken: list[tuple[int, int]] = []  # (threadIdx.x / 32) * 32 is one finding, at the outer expression
+        # (threadIdx.x / 32) * 32 is one finding, at the outer expression. Expressions come in
+        # source order, so one taken earlier covers this one exactly when it ends at or after it.
+        taken_end = -1
         for expr in view.src.captures("(binary_expression) @e"):
             other = _thread_operand(view.src, expr)
             span = view.span(expr)
-            if other is None or any(s <= span[0] and span[1] <= e for s, e in taken):
+            if other is None or span[1] <= taken_end:
                 continue
-            taken.append(span)
+            taken_end = span[1]
             text = " ".join(view.src.text(expr).split())
             what = LANE_MATH[view.src.text(expr.child_by_field_name("operator"))][2]
-            if _means_warps(view.src, expr, other):
+            if _means_warps(view.src, expr, other) or model.decision_at(span[0]) == "convert64":
                 edits = tuple(Edit(start=view.base + a, end=view.base + b, text=t) for a, b, t in _rewrite(view.src, expr))
                 yield Hit(*span, f"`{text}` computes {what} (a CDNA wavefront has 64 lanes)", edits=edits)
             else:
@@ -108,7 +123,7 @@ def _means_warps(src: SourceFile, expr, operand) -> bool:
     index is as likely the tile (which stays 32 threads on CDNA) as the warp.
     """
     function = patterns.enclosing(expr, "function_definition")
-    if function is not None and TILE_32.search(src.text(function)):
+    if function is not None and _function_fact(src, function, "tiles"):
         return False
     if patterns.mentions(src, operand, patterns.WARP_ID_NAME):
         return True
@@ -120,14 +135,25 @@ def _means_warps(src: SourceFile, expr, operand) -> bool:
         target = parent.child_by_field_name("left")
     if target is not None and (patterns.WARP_ID_NAME.match(src.text(target)) or WARPISH.search(src.text(target))):
         return True
-    function = patterns.enclosing(expr, "function_definition")
-    return function is not None and any(
-        src.text(fn) in patterns.WARP_INTRINSICS for fn in src.captures(_WARP_CALLS, function))
+    return function is not None and _function_fact(src, function, "warp calls")
+
+
+def _function_fact(src: SourceFile, function, fact: str) -> bool:
+    """Whether a function makes 32-thread tiles / calls warp intrinsics: found once per function,
+    not once per expression (a function of 100,000 lane expressions would search itself each time)."""
+    memo = src.memo.setdefault("WAVE003.functions", {})
+    key = (function.start_byte, function.end_byte)
+    if key not in memo:
+        memo[key] = {"tiles": bool(TILE_32.search(src.text(function))),
+                     "warp calls": any(src.text(fn) in patterns.WARP_INTRINSICS
+                                       for fn in src.captures(_WARP_CALLS, function))}
+    return memo[key][fact]
 
 
 def _warp_size_constants(unit: SourceFile) -> Iterator[Hit]:
+    used_as_wave = wave_model.warp_constants(unit, [])  # `WS` used as a shuffle width or a lane modulus
     for name, defs in patterns.definitions(unit).items():
-        if not patterns.WARP_SIZE_NAME.match(name):
+        if not (patterns.WARP_SIZE_NAME.match(name) or name in used_as_wave):
             continue
         values = {patterns.value(unit, d.view, d.value) for d in defs}
         if values != {32}:  # a 64 beside it (#if __GFX9__ ... #else ...) means the code already chooses

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.microarch import patterns
+from porter.agents.microarch import patterns, wave_model
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
@@ -38,6 +38,10 @@ DROPS = "drops lanes 32-63"
 
 @rule(id="WAVE004", lang="cuda", severity="error", fix="safe")
 def ballot_width(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    yield from wave_model.gate(unit, ctx, _ballot_width(unit, ctx))
+
+
+def _ballot_width(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for view in patterns.views(unit):
         src = view.src
         holders: set[tuple[int, str]] = set()  # (function start, name) of variables that hold a ballot

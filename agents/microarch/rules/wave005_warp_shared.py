@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.microarch import patterns
+from porter.agents.microarch import patterns, wave_model
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
@@ -42,6 +42,10 @@ DOUBT = "nothing here says whether 32 is the warp size or a tile width"
 
 @rule(id="WAVE005", lang="cuda", severity="warning", fix="safe")
 def warp_shared(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    yield from wave_model.gate(unit, ctx, _warp_shared(unit, ctx))
+
+
+def _warp_shared(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for m in unit.matches(_SHARED):
         decl, array = m["decl"][0], m["array"][0]
         if not any(unit.text(c) == "__shared__" for c in decl.children):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.microarch import patterns
+from porter.agents.microarch import patterns, wave_model
 from porter.agents.microarch.rules.wave001_full_mask import all_ones
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
@@ -58,6 +58,10 @@ def every_lane(unit: SourceFile, view: patterns.View, mask, depth: int = 0) -> b
 
 @rule(id="WAVE006", lang="cuda", severity="warning", fix="safe")
 def sync_portability(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    yield from wave_model.gate(unit, ctx, _sync_portability(unit, ctx))
+
+
+def _sync_portability(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for view in patterns.views(unit):
         for callee, call in patterns.calls(view, frozenset(patterns.MASKLESS)):
             arguments = patterns.args(call)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.microarch import patterns
+from porter.agents.microarch import patterns, wave_model
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
@@ -34,6 +34,10 @@ _CARRIERS = frozenset({"binary_expression", "parenthesized_expression", "unary_e
 
 @rule(id="WAVE008", lang="cuda", severity="error", fix="safe")
 def lane_bit(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    yield from wave_model.gate(unit, ctx, _lane_bit(unit, ctx))
+
+
+def _lane_bit(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for view in patterns.views(unit):
         src = view.src
         for expr in src.captures("(binary_expression) @e"):

@@ -50,7 +50,7 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
-from porter.agents.microarch import patterns
+from porter.agents.microarch import patterns, wave_model
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
@@ -73,6 +73,10 @@ NONE: Origins = frozenset()
 
 @rule(id="WAVE010", lang="cuda", severity="error", fix="safe")
 def mask_narrowing(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    yield from wave_model.gate(unit, ctx, _mask_narrowing(unit, ctx))
+
+
+def _mask_narrowing(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     functions = dict(_imported(unit, ctx))
     functions.update(mask_functions(unit, functions))
     prototypes = _prototypes(unit)

@@ -8,7 +8,7 @@ twin; -lcudart and -lcuda -> -lamdhip64 (runtime and driver API), -lcublas -> -l
 -lcurand -> -lhiprand, -lcufft -> -lhipfft, -lcusparse -> -lhipsparse, -lcusolver -> -lhipsolver.
 
 Before:
-    CUDA_PATH ?= /usr/local/cuda
+    CUDA_PATH = /usr/local/cuda
     NVCC := $(CUDA_PATH)/bin/nvcc
     LDFLAGS := -L$(CUDA_PATH)/lib64 -lcudart -lcublas
 After:
@@ -18,7 +18,8 @@ After:
 
 Fix safety: safe. The variable that holds the compiler keeps its name (NVCC), so every rule that
 uses it still does; comments, quoted text and $(info)/$(warning)/$(error) messages are left alone.
-When the file sets no install path, `ROCM_PATH ?= /opt/rocm` is added above its first statement.
+When the file sets no install path, `ROCM_PATH ?= /opt/rocm` is added above its first statement;
+an install path set with `=` or `:=` becomes `?=`, so that `$ROCM_PATH` in the environment wins.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ _VAR_REF = re.compile(r"\$[({](?:" + "|".join(CUDA_VARS) + r")[)}]")
 _CUDA_DIR = re.compile(r"/usr/local/cuda(?:-[\d.]+)?(?=/|$)")
 _LIB64 = re.compile(r"\$\(ROCM_PATH\)/lib64\b")
 _NVCC_PATH = re.compile(r"(?:\$\(ROCM_PATH\)|/opt/rocm)/bin/nvcc\b")
-_NVCC = re.compile(r"^(?:(?:\$\(ROCM_PATH\)|/opt/rocm)/bin/)?nvcc$")
+_NVCC = re.compile(r"^(?:(?:\$\(ROCM_PATH\)|/opt/rocm)/bin/)?nvcc$"
+                   r"|^\$[({]shell (?:which|command -v|type -P) nvcc(?: 2>/dev/null)?[)}]$")
 ROCM = "$(ROCM_PATH)"
 
 
@@ -62,6 +64,7 @@ def make_compiler(unit: TextFile, ctx: RuleContext) -> Iterator[Hit]:
                 yield Hit(w.start, w.end, f"{w.text} -> /opt/rocm: {line.name} becomes ROCM_PATH itself",
                           (Edit(start=w.start, end=w.end, text="/opt/rocm"),))
             seen_path_var = True
+            yield from _overridable(unit.data, line)
             yield Hit(line.name_start, line.name_start + len(line.name),
                       f"{line.name} -> ROCM_PATH: the ROCm install root (default /opt/rocm)",
                       (Edit(start=line.name_start, end=line.name_start + len(line.name), text="ROCM_PATH"),))
@@ -78,6 +81,24 @@ def make_compiler(unit: TextFile, ctx: RuleContext) -> Iterator[Hit]:
         at = next((ln.start for ln in lines if ln.words), 0)
         yield Hit(at, at, "ROCM_PATH ?= /opt/rocm added: the ported paths are under it",
                   (Edit(start=at, end=at, text="ROCM_PATH ?= /opt/rocm\n"),))
+
+
+_OP = re.compile(rb"[ \t]*(::?=|:::=|=)")
+
+
+def _overridable(data: bytes, line: MakeLine) -> Iterator[Hit]:
+    """`CUDA_DIR = /usr/local/cuda` -> `ROCM_PATH ?= /opt/rocm`: a plain assignment in a file beats
+    the environment (GNU make 6.10), so a ROCm elsewhere, announced by $ROCM_PATH as ROCm's own
+    tools expect, would never be used."""
+    words = [w.text for w in line.words]
+    if len(words) != 1 or not _CUDA_DIR.match(words[0]):
+        return
+    m = _OP.match(data, line.name_start + len(line.name), line.anchor)
+    if m is None or m.end() != line.anchor:
+        return
+    yield Hit(m.start(1), m.end(1), f"{line.name} {m.group(1).decode()} -> ROCM_PATH ?=: the install root "
+              "honours $ROCM_PATH from the environment, as ROCm's own Makefiles do",
+              (Edit(start=m.start(1), end=m.end(1), text="?="),))
 
 
 def _word(word: Token, line: MakeLine, in_root: bool) -> Hit | None:

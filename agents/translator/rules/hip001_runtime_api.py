@@ -30,5 +30,5 @@ FAMILIES = frozenset({"runtime", "driver"})
 
 @rule(id="HIP001", lang="cuda", severity="info", fix="safe")
 def runtime_api(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    chosen = (t for t in classify(unit).tokens if t.kind == "rename" and t.mapping.family in FAMILIES)
+    chosen = (t for t in classify(unit, ctx).tokens if t.kind == "rename" and t.mapping.family in FAMILIES)
     yield from renames(chosen, lambda t: f"{t.name} -> {t.mapping.hip} (HIP {t.mapping.family} API)")

@@ -3,7 +3,9 @@
 Why: cuBLAS, cuBLASLt, cuRAND, cuFFT, cuSPARSE, cuSOLVER and CUB are not on ROCm; hipBLAS,
 hipBLASLt, hipRAND, hipFFT, hipSPARSE, hipSOLVER and hipCUB mirror their APIs name for name
 (cublasSgemm -> hipblasSgemm, cub:: -> hipcub::), and the build must link the ROCm package
-instead. NCCL and Thrust keep their names: RCCL exports the nccl* API and rocThrust the thrust::
+instead. A run may port straight to the ROCm libraries, as HIPIFY's `-roc` does: `--blas rocblas`
+(cublasSgemm -> rocblas_sgemm), `--sparse rocsparse`, `--solver rocsolver`, `--rand rocrand`, and
+`--dnn miopen` (cudnnCreate -> miopenCreate; otherwise cuDNN is HIP006's). NCCL and Thrust keep their names: RCCL exports the nccl* API and rocThrust the thrust::
 API, so those are reported once per file (info) with the package to link, and not rewritten.
 
 Before:
@@ -21,19 +23,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.translator.tables import LIBRARIES
+from porter.agents.translator.tables import LIBRARIES, library
 from porter.agents.translator.tokens import classify, renames
 from porter.rules import Hit, RuleContext, rule
 from porter.syntax import SourceFile
 
-FAMILIES = frozenset(LIBRARIES) - {"dnn"}
+FAMILIES = frozenset(LIBRARIES)  # dnn names are renamed only under --dnn miopen
 
 
 @rule(id="HIP004", lang="cuda", severity="info", fix="safe")
 def libraries(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     reported: set[str] = set()
     to_rename = []
-    for token in classify(unit).tokens:
+    for token in classify(unit, ctx).tokens:
         mapping = token.mapping
         if mapping is None or mapping.family not in FAMILIES:
             continue
@@ -41,7 +43,7 @@ def libraries(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
             to_rename.append(token)
         elif token.kind == "same" and mapping.family not in reported:
             reported.add(mapping.family)
-            lib = LIBRARIES[mapping.family]
+            lib = library(mapping)
             yield Hit(token.start, token.end,
                       f"{token.name}: {lib.cuda} keeps its names on ROCm ({lib.rocm} provides them); {_link(lib)}")
     yield from renames(to_rename, _message)
@@ -52,5 +54,5 @@ def _link(lib) -> str:
 
 
 def _message(token) -> str:
-    lib = LIBRARIES[token.mapping.family]
+    lib = library(token.mapping)
     return f"{token.name} -> {token.mapping.hip}: {lib.cuda} -> {lib.rocm}; {_link(lib)}"

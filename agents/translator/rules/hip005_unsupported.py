@@ -5,8 +5,10 @@ cudaStreamAttrValue, a CUDA 13 addition) or that the tables mark unsupported wou
 a hipify untouched and fail to compile for gfx950, or worse, compile against a project shim with
 other semantics. It is reported, never passed through silently. "CUDA-looking" means the
 toolkit's spellings: cuda[A-Z]*, cu[A-Z]*, CU_*, CUDA_*, __nv_*, nv[A-Z]*, nvshmem*. A name the
-file declares itself (`cudaMallocWrapper`) is the project's and is skipped. ALL_CAPS CUDA_* names
-are warnings, as they are usually the project's own macros (CUDA_CHECK) from another header.
+project defines anywhere in its tree (a `cudaCheck` macro in common.h, a `cublasCheck` function:
+the run's symbol table, porter.symbols) is the project's and is never reported; it keeps its
+spelling in its definition and at every use. ALL_CAPS CUDA_* names no file of the tree defines
+are warnings, as they are usually macros from a header outside it.
 
 Before:
     cudaFooBar(stream);
@@ -28,7 +30,7 @@ from porter.syntax import SourceFile
 
 @rule(id="HIP005", lang="cuda", severity="error", fix="none")
 def unsupported(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    for token in classify(unit).tokens:
+    for token in classify(unit, ctx).tokens:
         if token.kind == "unsupported":
             yield Hit(token.start, token.end, f"{token.name}: unsupported in HIP; no HIP equivalent is known")
         elif token.kind == "unknown":

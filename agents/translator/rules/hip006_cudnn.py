@@ -4,7 +4,9 @@ Why: MIOpen is AMD's DNN library, but it is not a renamed cuDNN: descriptors, al
 (find/immediate mode instead of cudnnGet*_v7 heuristics), workspace rules and the cuDNN 8/9
 graph/frontend API differ, and several cuDNN ops have no MIOpen counterpart. A mechanical
 cudnnX -> miopenX rename compiles rarely and computes wrongly when it does; every use is reported
-for a person (or the model) to port, e.g. to MIOpen, hipBLASLt, or a PyTorch op.
+for a person (or the model) to port, e.g. to MIOpen, hipBLASLt, or a PyTorch op. With
+`--dnn miopen` the run asks for HIPIFY's direct cuDNN -> MIOpen renames (HIP004 applies them);
+what those leave is reported here.
 
 Before:
     #include <cudnn.h>
@@ -29,9 +31,9 @@ _WHY = "MIOpen is not a drop-in replacement for cuDNN; port this by hand"
 
 @rule(id="HIP006", lang="cuda", severity="error", fix="none")
 def cudnn(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    found = classify(unit)
+    found = classify(unit, ctx)
     for inc in found.includes:
-        if inc.path.startswith("cudnn"):
+        if inc.path.startswith("cudnn") and not (inc.mapping and inc.mapping.family == "dnn" and inc.mapping.hip):
             yield Hit(inc.start, inc.end, f"{inc.path}: cuDNN header; {_WHY}")
     for token in found.tokens:
         if token.kind == "dnn":

@@ -30,7 +30,7 @@ from porter.syntax import SourceFile
 
 @rule(id="HIP007", lang="cuda", severity="info", fix="safe")
 def pytorch_extension(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    found = classify(unit)
+    found = classify(unit, ctx)
     if not found.extension:
         return
     for inc in found.includes:

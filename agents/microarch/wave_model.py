@@ -1,0 +1,745 @@
+"""The wave model: every quantity of a kernel that depends on the wave size, and one decision per kernel.
+
+The WAVE rules used to fix what each of them saw, one expression at a time. On real code that gave
+half-converted kernels: lane and warp ids made 64-based while the shuffle widths, the per-warp
+slot counts and a `WS = 32` constant of the same algorithm stayed at 32 (wrong numbers), or a
+`& 31` rewritten in a kernel with no cross-lane operation at all (a logical group of 32 broken).
+
+This module gathers, per kernel of a unit (kernel_facts.kernels) and the functions and macros it
+reaches (in the file and in the project headers it includes, RuleContext.sources), every quantity
+that depends on the wave size, and gives the kernel one decision:
+
+- keep32: keep 32-lane logical groups on the 64-lane wave: shuffles with width 32, ballots and
+  votes taken over the caller's half of the wave, `warpSize` read as 32, lane ids modulo 32. The
+  safe default: a kernel with no cross-lane operation keeps its 32-based math as it is.
+- convert64: every quantity has a rewrite to the whole 64-lane wave, and all of them are made
+  together (the WAVE rules, gated on this decision).
+- ask: neither can be shown; the blocking quantities are listed.
+
+Kernels that share a helper or a warp-size constant share the decision (a component). A helper
+in an included header, already rewritten when the unit's rules run, imposes the strategy its text
+shows. The same quantities, classified by `form`, are what wave_check verifies after the port.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from tree_sitter import Node
+
+from porter.agents.microarch import kernel_facts, patterns
+from porter.rules import Hit, RuleContext
+from porter.syntax import SourceFile
+
+Decision = Literal["keep32", "convert64", "ask"]
+# "32": written for 32-lane groups; "64": written for the whole 64-lane wave (warpSize, 64-bit
+# masks); "wave": acts over whatever the wave is (a shuffle without width, a whole ballot);
+# "group": a cross-lane call already in its keep-32 form; "neutral": right under either decision.
+Form = Literal["32", "64", "wave", "group", "neutral"]
+
+SHUFFLE_ARGS = {  # callee -> (offset or source-lane argument index, width argument index)
+    "__shfl_sync": (None, 3), "__shfl_up_sync": (2, 3), "__shfl_down_sync": (2, 3), "__shfl_xor_sync": (2, 3),
+    "__shfl": (None, 2), "__shfl_up": (1, 2), "__shfl_down": (1, 2), "__shfl_xor": (1, 2),
+}
+VOTES = frozenset({"__ballot_sync", "__any_sync", "__all_sync", "__ballot", "__any", "__all", "__activemask"})
+MATCHES = frozenset({"__match_any_sync", "__match_all_sync"})
+REDUCES = frozenset({"__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
+                     "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync"})
+CROSS_LANE = frozenset(SHUFFLE_ARGS) | VOTES | MATCHES | REDUCES
+# A keep-32 vote reads its own half of the 64-bit ballot: `__ballot(p) >> (__lane_id() & 32)`.
+HALF = "(__lane_id() & 32)"
+GROUP_LANE = "(__lane_id() & 31)"
+# 32-based lane math on a thread index: operator -> the literal that means a 32-lane warp.
+LANE_LITERALS = {"%": 32, "&": 31, "/": 32, ">>": 5, "*": 32, "<<": 5}
+WARP_SIZE_OPS = frozenset({"%", "/", "*"})
+_FUNCTIONS = "(function_definition) @fn"
+_CALLS = "(call_expression function: [(identifier) @name (template_function name: (identifier) @name)]) @call"
+_QUALIFIED_CALLS = "(call_expression function: (qualified_identifier) @fn) @call"
+# The WMMA fragment API. Under rocWMMA (--matrix rocwmma) a fragment belongs to the whole 64-lane
+# wave, so these calls are wave-wide collectives; porter's own MFMA helpers keep a 32-lane warp's
+# fragment (MFMA004), so there they are not.
+WMMA_FRAGMENT_OPS = re.compile(r"(?:^|::)(?:roc)?wmma::(?:load_matrix_sync|store_matrix_sync|mma_sync|fill_fragment)$")
+_COMPARE = frozenset({"<", "<=", ">", ">=", "==", "!="})
+BLOCK_DIM = re.compile(r"^(blockDim|hipBlockDim_[xyz])$")
+TILE_32 = re.compile(r"(tiled_partition|thread_block_tile)\s*<\s*32\s*[,>]")
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One wave-size-dependent expression: what it is, how it is written, whether each strategy takes it."""
+
+    kind: str  # lane-math, warp-size, compare, shuffle, width, offset, vote, ballot-holder, bit-op, lane-bit,
+    #            constant, shared-array, mask, lane-id, match, reduce, host-geometry, matrix (rocWMMA calls)
+    path: str
+    start: int
+    end: int
+    text: str
+    form: Form
+    convert: bool = True  # the WAVE rules rewrite it to the whole wave
+    keep: bool = True  # it has a 32-lane-group form
+    note: str = ""
+    cross: bool = False  # a cross-lane operation whose lanes depend on the wave size
+
+    @property
+    def shown(self) -> str:
+        return f"{self.kind} `{' '.join(self.text.split())[:60]}`"
+
+
+@dataclass
+class Function:
+    """A function or function-like macro: where it is, what it calls, the constants it names."""
+
+    name: str
+    unit: SourceFile
+    view: patterns.View
+    node: Node  # function_definition, or the macro body's root
+    kernel: bool
+    calls: set[str] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class KernelWave:
+    """One kernel's wave model and decision (shared with the kernels of its component)."""
+
+    kernel: str
+    path: str
+    functions: tuple[str, ...]
+    quantities: tuple[Quantity, ...]
+    cross_lane: bool
+    decision: Decision
+    reason: str
+    blocking: tuple[Quantity, ...] = ()
+    helper: bool = False  # device code no kernel of this unit reaches (a header's helpers)
+
+    def summary(self) -> str:
+        kinds: dict[str, int] = {}
+        for q in self.quantities:
+            kinds[q.kind] = kinds.get(q.kind, 0) + 1
+        return ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) or "none"
+
+
+@dataclass
+class UnitWaves:
+    """The unit's kernels, their components and decisions, and which byte ranges each decision governs."""
+
+    kernels: list[KernelWave]
+    spans: list[tuple[int, int, Decision, int]]  # (start, end, decision, component) of functions in this unit
+    components: dict[int, list[Quantity]]
+    decisions: dict[int, Decision]
+    cross: dict[int, bool]
+    constants: dict[str, Decision]  # warp-size constants of the unit, by the decision of the code using them
+
+    def decision_at(self, offset: int) -> Decision | None:
+        """The decision governing the code at `offset` of this unit (the innermost function around it)."""
+        best = None
+        for start, end, decision, _ in self.spans:
+            if start <= offset < end and (best is None or start >= best[0]):
+                best = (start, decision)
+        return best[1] if best else None
+
+    def quantities_of(self, kind: str) -> list[Quantity]:
+        seen = {(q.start, q.end): q for qs in self.components.values() for q in qs if q.kind == kind}
+        return [seen[k] for k in sorted(seen)]
+
+    def component_at(self, offset: int) -> int | None:
+        best = None
+        for start, end, _, comp in self.spans:
+            if start <= offset < end and (best is None or start >= best[0]):
+                best = (start, comp)
+        return best[1] if best else None
+
+
+# --- functions and call graph ---------------------------------------------------------------
+
+
+def _function_name(unit: SourceFile, fn: Node) -> str:
+    declarator = fn.child_by_field_name("declarator")
+    while declarator is not None and declarator.type not in ("function_declarator",):
+        declarator = declarator.child_by_field_name("declarator")
+    if declarator is None:
+        return ""
+    name = declarator.child_by_field_name("declarator")
+    return unit.text(name).split("::")[-1] if name is not None else ""
+
+
+def functions(unit: SourceFile) -> list[Function]:
+    """Every function definition of the unit and every function-like macro body."""
+    if "wave.functions" in unit.memo:
+        return unit.memo["wave.functions"]
+    found: list[Function] = []
+    file = patterns.views(unit)[0]
+    for fn in unit.captures(_FUNCTIONS):
+        name = _function_name(unit, fn)
+        if not name or patterns.enclosing(fn, "function_definition") is not None:
+            continue  # a lambda-like nested definition belongs to its function
+        kernel = any(c.type == "__global__" for c in fn.children)
+        found.append(_function(unit, file, fn, name, kernel))
+    bodies = {v.base: v for v in patterns.views(unit)[1:]}
+    for m in unit.matches("(preproc_function_def name: (identifier) @name value: (preproc_arg) @body)"):
+        view = bodies.get(m["body"][0].start_byte)
+        if view is not None:
+            found.append(_function(unit, view, view.src.tree.root_node, unit.text(m["name"][0]), False))
+    unit.memo["wave.functions"] = found
+    return found
+
+
+def _function(unit: SourceFile, view: patterns.View, node: Node, name: str, kernel: bool) -> Function:
+    f = Function(name, unit, view, node, kernel)
+    src = view.src
+    for m in src.matches(_CALLS, node):
+        f.calls.add(src.text(m["name"][0]))
+    for ident in src.captures("(identifier) @i", node):
+        f.names.add(src.text(ident))
+    return f
+
+
+def warp_constants(unit: SourceFile, extra: list[SourceFile]) -> dict[str, int]:
+    """Constants that hold the warp size (or a 31/5 derived from it): by name or by how they are used."""
+    found: dict[str, int] = {}
+    for src in [unit, *extra]:
+        for name, defs in patterns.definitions(src).items():
+            values = {patterns.value(src, d.view, d.value) for d in defs}
+            if len(values) != 1:
+                continue  # 64 beside 32 (#if __GFX9__ ...): the code already chooses per target
+            (v,) = values
+            if v == 32 and (patterns.WARP_SIZE_NAME.match(name) or _used_as_wave(src, name)):
+                found[name] = v
+    return found
+
+
+def _used_as_wave(unit: SourceFile, name: str) -> bool:
+    """A constant used as a shuffle width, or next to a thread index in lane math (`tid % WS`)."""
+    for view in patterns.views(unit):
+        src = view.src
+        for callee, call in patterns.calls(view, frozenset(SHUFFLE_ARGS)):
+            _, width_at = SHUFFLE_ARGS[callee]
+            a = patterns.args(call)
+            if width_at < len(a) and src.text(patterns.unwrap(a[width_at])) == name:
+                return True
+        for expr in src.captures("(binary_expression) @e"):
+            op = src.text(expr.child_by_field_name("operator"))
+            right = patterns.unwrap(expr.child_by_field_name("right"))
+            if op in ("%", "/") and right.type == "identifier" and src.text(right) == name \
+                    and patterns.indexes_threads(src, expr.child_by_field_name("left")):
+                return True
+    return False
+
+
+# --- quantities -----------------------------------------------------------------------------
+
+
+def _q(f: Function, node: Node, kind: str, form: Form, convert: bool = True, keep: bool = True, note: str = "",
+       cross: bool | None = None) -> Quantity:
+    start, end = f.view.span(node)
+    if cross is None:
+        cross = kind in ("shuffle", "vote", "match", "reduce") and form != "neutral"
+    return Quantity(kind, f.unit.path, start, end, f.view.src.text(node), form, convert, keep, note, cross)
+
+
+def quantities(f: Function, constants: dict[str, int], wave_fragments: bool = False) -> list[Quantity]:
+    """The wave-dependent quantities written in one function or macro body; with `wave_fragments`,
+    WMMA fragment calls count as wave-wide collectives (rocWMMA)."""
+    src, node, found = f.view.src, f.node, []
+    if wave_fragments:
+        for m in src.matches(_QUALIFIED_CALLS, node):
+            if WMMA_FRAGMENT_OPS.search(re.sub(r"\s+", "", src.text(m["fn"][0]))):
+                found.append(_q(f, m["call"][0], "matrix", "neutral", cross=True,
+                                note="a rocWMMA fragment spans the 64-lane wave"))
+    taken: list[tuple[int, int]] = []
+    ballot_args: set[int] = set()
+    for m in src.matches(_CALLS, node):
+        callee, call = src.text(m["name"][0]), m["call"][0]
+        if callee in SHUFFLE_ARGS:
+            found += _shuffle(f, callee, call, constants)
+        elif callee in VOTES:
+            group = _is_half(src, call)
+            found.append(_q(f, call, "vote", "group" if group else "wave"))
+            if callee in ("__ballot", "__ballot_sync", "__activemask") and not group:
+                found += _ballot_use(f, call, ballot_args)
+            if callee.endswith("_sync"):
+                found += _mask(f, callee, call)
+        elif callee in MATCHES:
+            found.append(_q(f, call, "match", "group" if _is_half(src, call) else "wave"))
+            found += _mask(f, callee, call)
+        elif callee in REDUCES:
+            found.append(_q(f, call, "reduce", "wave", keep=False,
+                            note="a __reduce_*_sync over 32 of 64 lanes has no keep-32 form"))
+            found += _mask(f, callee, call)
+        elif callee == "__lane_id":
+            parent = call.parent
+            grouped = parent is not None and parent.type == "binary_expression" and \
+                src.text(parent.child_by_field_name("operator")) == "&" and \
+                src.text(parent.child_by_field_name("right")).strip() in ("31", "32")
+            if not grouped:  # the hardware lane: masks built from it name lanes of the whole wave
+                found.append(_q(f, call, "lane-id", "wave", cross=True))
+    for expr in src.captures("(binary_expression) @e", node):
+        if any(s <= expr.start_byte and expr.end_byte <= e for s, e in taken):
+            continue
+        q = _lane_math(f, expr, constants)
+        if q is not None:
+            found.append(q)
+            taken.append((expr.start_byte, expr.end_byte))
+    for ident in src.captures("(identifier) @i", node):
+        text = src.text(ident)
+        if text == "warpSize" and (ident.parent is None or ident.parent.type != "field_expression") \
+                and not any(s <= ident.start_byte < e for s, e in taken):
+            found.append(_q(f, ident, "warp-size", "64"))
+        elif text in constants and not any(s <= ident.start_byte < e for s, e in taken):
+            found.append(_q(f, ident, "constant-use", "neutral"))
+    for expr in src.captures("(binary_expression) @e", node):
+        if src.text(expr.child_by_field_name("operator")) != "<<":
+            continue
+        one = patterns.unwrap(expr.child_by_field_name("left"))
+        lit = patterns.literal(src.text(one)) if one.type == "number_literal" else None
+        if lit and lit[0] == 1 and patterns.is_lane_index(src, expr.child_by_field_name("right")):
+            wide = "ll" in lit[1]
+            found.append(_q(f, expr, "lane-bit", "neutral" if wide else "32", convert=_lane_bit_converts(src, expr)))
+    return found
+
+
+def _shuffle(f: Function, callee: str, call: Node, constants: dict[str, int]) -> list[Quantity]:
+    from porter.agents.microarch.rules import wave002_sync_lanes as w2
+
+    src, out = f.view.src, []
+    offset_at, width_at = SHUFFLE_ARGS[callee]
+    a = patterns.args(call)
+    width = patterns.unwrap(a[width_at]) if width_at < len(a) else None
+    if callee.endswith("_sync"):
+        out += _mask(f, callee, call)
+    if width is None:
+        out.append(_q(f, call, "shuffle", "wave"))
+    else:
+        wtext = src.text(width)
+        value = patterns.value(f.unit, f.view, width) if wtext not in constants else 32
+        if wtext in ("warpSize", "64") or value == 64:
+            out.append(_q(f, call, "shuffle", "wave"))
+        elif wtext in constants:  # follows the warp-size constant: a group while it is 32, the wave at 64
+            out.append(_q(f, call, "shuffle", "neutral", note=f"width {wtext}", cross=True))
+        elif value == 32:
+            out.append(_q(f, width, "width", "32"))
+            out.append(_q(f, call, "shuffle", "group"))
+        elif value is not None and value < 32:
+            out.append(_q(f, call, "shuffle", "neutral"))  # a logical segment narrower than either wave
+        else:
+            out.append(_q(f, call, "shuffle", "wave", keep=False, note="a width porter cannot evaluate"))
+    if offset_at is not None and offset_at < len(a) and (width is None or src.text(width) in ("warpSize",)):
+        loop = w2._loop_fix(f.unit, f.view, callee, call)
+        chain = w2._chain_fix(f.unit, f.view, callee, call)
+        start, _ = w2._start(f.unit, f.view, a[offset_at])
+        if loop is not None or chain is not None:
+            out.append(_q(f, a[offset_at], "offset", "32"))
+        elif _follows_constant(f, a[offset_at], constants):
+            out.append(_q(f, a[offset_at], "offset", "neutral", note="follows a warp-size constant"))
+        elif start == 16 and not _previous_has_32(f, call, offset_at):
+            out.append(_q(f, a[offset_at], "offset", "32", convert=False,
+                          note="an offset tree from 16 that no WAVE002 form rewrites"))
+    elif offset_at is None and len(a) > 1:
+        lane = patterns.unwrap(a[1])
+        if lane.type == "number_literal" and patterns.literal(src.text(lane)) and patterns.literal(src.text(lane))[0] == 31:
+            out.append(_q(f, lane, "offset", "32", convert=False, note="source lane 31, the last of a 32-lane warp"))
+    return out
+
+
+def _follows_constant(f: Function, offset: Node, constants: dict[str, int]) -> bool:
+    """The offset, or the loop variable it is, starts from an expression of a warp-size constant."""
+    from porter.agents.microarch.rules.wave002_sync_lanes import _initialised
+
+    src, offset = f.view.src, patterns.unwrap(offset)
+    if offset.type != "identifier":
+        return any(src.text(i) in constants for i in src.captures("(identifier) @i", offset))
+    loop = patterns.enclosing(offset, "for_statement")
+    while loop is not None:
+        for name, first in _initialised(src, loop.child_by_field_name("initializer")):
+            if name == src.text(offset) and first is not None:
+                return any(src.text(i) in constants for i in [first, *src.captures("(identifier) @i", first)])
+        loop = patterns.enclosing(loop, "for_statement")
+    return False
+
+
+def _previous_has_32(f: Function, call: Node, offset_at: int) -> bool:
+    statement = call.parent
+    while statement is not None and statement.type != "expression_statement":
+        statement = statement.parent
+    previous = statement.prev_named_sibling if statement is not None else None
+    return previous is not None and "32" in f.view.src.text(previous)
+
+
+def _is_half(src: SourceFile, call: Node) -> bool:
+    """A vote in its keep-32 form: `(... >> (__lane_id() & 32))`."""
+    node = call
+    for _ in range(4):
+        node = node.parent
+        if node is None:
+            return False
+        if node.type == "binary_expression" and src.text(node.child_by_field_name("operator")) == ">>":
+            return " ".join(src.text(node.child_by_field_name("right")).split()) == HALF
+    return False
+
+
+def _ballot_use(f: Function, call: Node, seen: set[int]) -> list[Quantity]:
+    """A whole-wave ballot kept in 32 bits, or counted with a 32-bit bit operation."""
+    from porter.agents.microarch.rules import wave004_ballot_width as w4
+
+    src = f.view.src
+    site = call
+    while site.parent is not None and site.parent.type == "parenthesized_expression":
+        site = site.parent
+    narrowed, holder, type_node = w4._narrowing(src, site)
+    out = []
+    if narrowed:
+        fixable = type_node is not None or (site.parent is not None and site.parent.type == "argument_list"
+                                             and src.text(site.parent.parent.child_by_field_name("function")) in patterns.SAME_ANSWER)
+        out.append(_q(f, site.parent if site.parent is not None else call, "ballot-holder", "32", convert=fixable))
+    if holder:
+        fn = patterns.enclosing(call, "function_definition") or f.node
+        for m in src.matches("(call_expression function: (identifier) @fn) @call", fn):
+            name = src.text(m["fn"][0])
+            if name in patterns.BIT32 and m["call"][0].start_byte not in seen:
+                arguments = patterns.args(m["call"][0])
+                if arguments and holder in {src.text(n) for n in src.captures("(identifier) @i", arguments[0])}:
+                    seen.add(m["call"][0].start_byte)
+                    out.append(_q(f, m["call"][0], "bit-op", "32", convert=name in patterns.SAME_ANSWER))
+    return out
+
+
+def _mask(f: Function, callee: str, call: Node) -> list[Quantity]:
+    from porter.agents.microarch.rules.wave001_full_mask import is_full32
+
+    src = f.view.src
+    a = patterns.args(call)
+    if not a:
+        return []
+    mask = patterns.unwrap(a[0])
+    if is_full32(src, mask) or mask_variable(f.unit, f.view, mask) == "full32":
+        return [_q(f, mask, "mask", "32")]
+    return []
+
+
+def mask_variable(unit: SourceFile, view: patterns.View, mask: Node) -> str:
+    """How a mask name is set: "full32" (every initializer a 32-bit all-ones), "full64", or ""."""
+    from porter.agents.microarch.rules.wave001_full_mask import is_full32
+    from porter.agents.microarch.rules.wave006_sync_portability import every_lane
+
+    if mask.type != "identifier":
+        return ""
+    name = view.src.text(mask)
+    fn = patterns.enclosing(mask, "function_definition")
+    values = []
+    if fn is not None:
+        for m in view.src.matches("""[(init_declarator declarator: (identifier) @n value: (_) @v)
+                                      (optional_parameter_declaration declarator: (identifier) @n default_value: (_) @v)
+                                      (assignment_expression left: (identifier) @n right: (_) @v)]""", fn):
+            if view.src.text(m["n"][0]) == name:
+                values.append(m["v"][0])
+        for m in view.src.matches("(parameter_declaration declarator: (identifier) @n)", fn):
+            if view.src.text(m["n"][0]) == name:
+                return ""  # a parameter without a default: whatever the caller passes
+    if not values:
+        defs = patterns.definitions(unit).get(name, [])
+        values = [d.value for d in defs if d.view.base == 0]
+    if not values:
+        return ""
+    if all(is_full32(view.src, patterns.unwrap(v)) for v in values):
+        return "full32"
+    if all(every_lane(unit, view, v) for v in values):
+        return "full64"
+    return ""
+
+
+def _lane_math(f: Function, expr: Node, constants: dict[str, int]) -> Quantity | None:
+    src = f.view.src
+    op = src.text(expr.child_by_field_name("operator"))
+    left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+    r, l = patterns.unwrap(right), patterns.unwrap(left)
+    rtext = " ".join(src.text(r).split())
+    threads = patterns.indexes_threads(src, left) or (op in ("/", ">>") and patterns.mentions(src, left, BLOCK_DIM))
+    if op in _COMPARE:
+        lit = patterns.literal(src.text(r)) if r.type == "number_literal" else None
+        if lit and lit[0] == 32 and patterns.indexes_threads(src, left) and not patterns.mentions(src, left, patterns.WARP_ID_NAME):
+            return _q(f, expr, "compare", "32", note="a thread index against 32: the first warp")
+        return None
+    if op in WARP_SIZE_OPS and rtext == "warpSize" and threads:
+        return _q(f, expr, "lane-math", "64")
+    if op == "&" and rtext in ("(warpSize - 1)", "(warpSize-1)") and threads:
+        return _q(f, expr, "lane-math", "64")
+    if op in LANE_LITERALS:
+        for number, other in ((r, l), (l, r)) if op in ("&", "*") else ((r, l),):
+            lit = patterns.literal(src.text(number)) if number.type == "number_literal" else None
+            counts = patterns.indexes_threads(src, other) or (op in ("/", ">>") and patterns.mentions(src, other, BLOCK_DIM))
+            if lit and lit[0] == LANE_LITERALS[op] and counts:
+                return _q(f, expr, "lane-math", "32")
+            if op in ("%", "/", "*") and number.type == "identifier" and src.text(number) in constants and counts:
+                return _q(f, expr, "lane-math", "neutral", note=f"follows {src.text(number)}")
+    return None
+
+
+def _lane_bit_converts(src: SourceFile, expr: Node) -> bool:
+    holder = expr
+    while holder.parent is not None and holder.parent.type in ("binary_expression", "parenthesized_expression",
+                                                                 "unary_expression", "conditional_expression"):
+        holder = holder.parent
+    parent = holder.parent
+    if parent is not None and parent.type == "assignment_expression":
+        return False
+    if parent is not None and parent.type == "init_declarator":
+        decl = parent.parent
+        if patterns.type_text(src, decl.child_by_field_name("type")) in patterns.NARROW_INT:
+            return decl.type == "declaration" and len(decl.children_by_field_name("declarator")) == 1 \
+                and patterns.enclosing(decl, "function_definition") is not None
+    return True
+
+
+def constant_quantities(unit: SourceFile, constants: dict[str, int]) -> dict[str, Quantity]:
+    """The definition of each warp-size constant of this unit: rewritable per target (WAVE003) or not."""
+    from porter.agents.microarch.rules.wave003_lane_math import _constant_fix
+
+    found = {}
+    for name in constants:
+        for d in patterns.definitions(unit).get(name, []):
+            start, end = d.view.span(d.value)
+            found[name] = Quantity("constant", unit.path, start, end, f"{name} = {d.view.src.text(d.value)}", "32",
+                                   convert=bool(_constant_fix(unit, d)),
+                                   note="" if _constant_fix(unit, d) else "a definition WAVE003 cannot choose per target")
+    return found
+
+
+def array_quantities(unit: SourceFile, kernel: kernel_facts.Kernel, constants: dict[str, int]) -> list[Quantity]:
+    """Shared arrays of the kernel sized per lane or per warp of a 32-lane warp."""
+    from porter.agents.microarch.rules import wave005_warp_shared as w5
+
+    found = []
+    for a in kernel.arrays:
+        for size in a.dim_nodes:
+            size = patterns.unwrap(size)
+            text = unit.text(size)
+            if w5._counts_warps(unit, size):
+                found.append(Quantity("shared-array", unit.path, size.start_byte, size.end_byte,
+                                      f"{a.name}[{text}]", "neutral", note="a slot per warp: enough slots for 64-lane waves"))
+            elif text in constants:
+                found.append(Quantity("shared-array", unit.path, size.start_byte, size.end_byte,
+                                      f"{a.name}[{text}]", "neutral", note=f"follows {text}"))
+            elif len(a.dim_nodes) == 1 and size.type == "number_literal" and patterns.literal(text) \
+                    and patterns.literal(text)[0] == 32:
+                kinds = w5._index_kinds(unit, a.name)
+                if "lane" in kinds:
+                    found.append(Quantity("shared-array", unit.path, size.start_byte, size.end_byte, f"{a.name}[32]",
+                                          "32", convert=not w5._sizeof_taken(unit, a.name)))
+    return found
+
+
+def host_quantities(unit: SourceFile, kernel: str, constants: dict[str, int]) -> list[Quantity]:
+    """Launch geometry of `kernel` in this unit that divides or multiplies by the warp size."""
+    found = []
+    for launch in kernel_facts.launches(unit):
+        if launch.kernel != kernel:
+            continue
+        for arg in launch.config[:3]:
+            for node in _with_initializers(unit, arg):
+                for expr in [node, *unit.captures("(binary_expression) @e", node)]:
+                    if expr.type != "binary_expression":
+                        continue
+                    op = unit.text(expr.child_by_field_name("operator"))
+                    r = patterns.unwrap(expr.child_by_field_name("right"))
+                    value = patterns.literal(unit.text(r)) if r.type == "number_literal" else None
+                    if op in ("/", "*", ">>") and r.type == "identifier" and unit.text(r) in constants:
+                        found.append(Quantity("host-geometry", unit.path, expr.start_byte, expr.end_byte,
+                                              unit.text(expr), "neutral", note=f"follows {unit.text(r)}"))
+                    elif (op, value[0] if value else None) in (("/", 32), ("*", 32), (">>", 5)):
+                        found.append(Quantity("host-geometry", unit.path, expr.start_byte, expr.end_byte,
+                                              unit.text(expr), "32", convert=False,
+                                              note="host code cannot read the device's warpSize"))
+    return found
+
+
+def _with_initializers(unit: SourceFile, node: Node) -> list[Node]:
+    """The expression and, for the names in it, their initializers in the enclosing function."""
+    out = [node]
+    fn = patterns.enclosing(node, "function_definition")
+    if fn is None:
+        return out
+    inits = kernel_facts.local_initializers(unit, fn)
+    for ident in [node] if node.type == "identifier" else unit.captures("(identifier) @i", node):
+        for value in inits.get(unit.text(ident), []):
+            if value is not None:
+                out.append(value)
+    return out
+
+
+# --- decisions ------------------------------------------------------------------------------
+
+
+def imposed(header: SourceFile, name: str) -> Form | None:
+    """The strategy an already-rewritten header helper shows: "32" (kept groups), "64", or None (neutral)."""
+    for f in functions(header):
+        if f.name != name:
+            continue
+        forms = {q.form for q in quantities(f, warp_constants(header, []))}
+        if "group" in forms:
+            return "32"
+        if "64" in forms or "wave" in forms:
+            return "64" if not forms & {"32"} else None
+    return None
+
+
+def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:
+    """The unit's wave model, memoized on the unit."""
+    if "wave.model" in unit.memo:
+        return unit.memo["wave.model"]
+    ctx = ctx or RuleContext()
+    headers = _headers(unit, ctx)
+    constants = warp_constants(unit, headers)
+    fns = functions(unit)
+    by_name: dict[str, list[int]] = {}
+    for i, f in enumerate(fns):
+        by_name.setdefault(f.name, []).append(i)
+    parent = list(range(len(fns)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def union(i: int, j: int) -> None:
+        parent[find(i)] = find(j)
+
+    owners: dict[str, int] = {}
+    for i, f in enumerate(fns):
+        for callee in f.calls:
+            for j in by_name.get(callee, []):
+                if not fns[j].kernel:  # a launch is not a call: kernels decide on their own
+                    union(i, j)
+        for name in f.names & set(constants):
+            if name in owners:
+                union(i, owners[name])
+            owners.setdefault(name, i)
+    wave_fragments = ctx.options.matrix == "rocwmma"
+    per_fn = [quantities(f, constants, wave_fragments) for f in fns]
+    comps: dict[int, list[Quantity]] = {}
+    kernels_of: dict[int, list[int]] = {}
+    for i, f in enumerate(fns):
+        comps.setdefault(find(i), []).extend(per_fn[i])
+        if f.kernel:
+            kernels_of.setdefault(find(i), []).append(i)
+    defined = constant_quantities(unit, constants)
+    for name, i in owners.items():
+        if name in defined:
+            comps.setdefault(find(i), []).append(defined[name])
+    facts = {k.name: k for k in kernel_facts.kernels(unit)}
+    for comp, members in kernels_of.items():
+        for i in members:
+            k = facts.get(fns[i].name)
+            if k is not None:
+                comps[comp] += array_quantities(unit, k, constants)
+            comps[comp] += host_quantities(unit, fns[i].name, constants)
+    forced: dict[int, set[str]] = {}
+    for i, f in enumerate(fns):
+        for callee in f.calls - set(by_name):
+            for h in headers:
+                shown = imposed(h, callee)
+                if shown:
+                    forced.setdefault(find(i), set()).add(shown)
+    decisions: dict[int, Decision] = {}
+    reasons: dict[int, tuple[str, tuple[Quantity, ...]]] = {}
+    cross: dict[int, bool] = {}
+    for comp, qs in comps.items():
+        is_cross = any(q.cross for q in qs)
+        is_cross = is_cross or any(f in ("32", "64") for f in forced.get(comp, set()))
+        cross[comp] = is_cross
+        decisions[comp], *rest = decide(qs, is_cross, forced.get(comp, set()))
+        reasons[comp] = (rest[0], rest[1])
+    spans = []
+    for i, f in enumerate(fns):
+        start, end = f.view.span(f.node)
+        spans.append((start, end, decisions[find(i)], find(i)))
+    for name, i in owners.items():  # a warp-size constant follows the code that uses it
+        for d in patterns.definitions(unit).get(name, []):
+            if d.decl is None or patterns.enclosing(d.decl, "function_definition") is None:
+                start, end = d.view.span(d.value)
+                spans.append((start, end, decisions[find(i)], find(i)))
+    kernels = []
+    for comp, members in kernels_of.items():
+        names = tuple(sorted({fns[j].name for j in range(len(fns)) if find(j) == comp}))
+        for i in members:
+            kernels.append(KernelWave(fns[i].name, unit.path, names, tuple(comps[comp]), cross[comp],
+                                      decisions[comp], reasons[comp][0], reasons[comp][1]))
+    for comp, qs in comps.items():
+        if comp in kernels_of or not qs:
+            continue
+        names = tuple(sorted({fns[j].name for j in range(len(fns)) if find(j) == comp}))
+        kernels.append(KernelWave(fns[comp].name, unit.path, names, tuple(qs), cross[comp], decisions[comp],
+                                  reasons[comp][0], reasons[comp][1], helper=True))
+    order = {f.name: i for i, f in enumerate(fns)}
+    kernels.sort(key=lambda k: order[k.kernel])
+    constant_decisions = {name: decisions[find(i)] for name, i in owners.items()}
+    model = UnitWaves(kernels, spans, comps, decisions, cross, constant_decisions)
+    unit.memo["wave.model"] = model
+    return model
+
+
+def decide(qs: list[Quantity], cross: bool, forced: set[str]) -> tuple[Decision, str, tuple[Quantity, ...]]:
+    """One decision for a component's quantities; the reason; the quantities that block the others."""
+    live = [q for q in qs if q.form != "neutral"]
+    no_convert = tuple(q for q in live if not q.convert and q.form in ("32", "wave"))
+    no_keep = tuple(q for q in live if not q.keep)
+    if len(forced) > 1:
+        return "ask", "helpers in included headers were ported with different strategies", ()
+    if forced == {"32"}:
+        if no_keep:
+            return "ask", f"an included helper keeps 32-lane groups, but {no_keep[0].shown} cannot", no_keep
+        return "keep32", "a helper it calls from an included header keeps 32-lane groups", ()
+    if forced == {"64"}:
+        if no_convert:
+            return "ask", f"an included helper works on the whole wave, but {no_convert[0].shown} does not convert", no_convert
+        return "convert64", "a helper it calls from an included header works on the whole 64-lane wave", ()
+    if not cross:
+        return "keep32", "no cross-lane operation depends on the wave: its 32-based math is a logical grouping, kept", ()
+    if any(q.form == "group" for q in live):
+        if no_keep:
+            return "ask", f"it already keeps 32-lane groups, but {no_keep[0].shown} has no group form", no_keep
+        return "keep32", "its shuffles already name 32-lane segments (width 32): the groups are kept", ()
+    if not no_convert:
+        return ("convert64", "every wave-dependent quantity has a whole-wave rewrite, made together "
+                "(a 64-lane reduction or vote takes no more steps than two 32-lane ones)", ())
+    if not no_keep:
+        return "keep32", f"{no_convert[0].shown} does not convert to 64 lanes ({no_convert[0].note or 'no rule rewrites it'})", no_convert
+    return "ask", (f"{no_convert[0].shown} does not convert and {no_keep[0].shown} has no 32-lane-group form"), no_convert + no_keep
+
+
+def _headers(unit: SourceFile, ctx: RuleContext, seen: frozenset[str] = frozenset()) -> list[SourceFile]:
+    out = []
+    for h in ctx.included(unit):
+        if h.path in seen or h.path == unit.path:
+            continue
+        out.append(h)
+        out += _headers(h, ctx, seen | {unit.path, h.path})
+    return out
+
+
+def decision_at(unit: SourceFile, ctx: RuleContext, offset: int) -> Decision | None:
+    """The decision governing `offset` of `unit`; None for code outside every function (file scope)."""
+    return analyse(unit, ctx).decision_at(offset)
+
+
+UNDECIDED = "; not rewritten: this kernel's wave strategy is undecided (see its WAVE011 finding)"
+
+
+def gate(unit: SourceFile, ctx: RuleContext, hits: Iterable[Hit]) -> Iterator[Hit]:
+    """A whole-wave rule's hits, as the decision of the code they are in allows.
+
+    convert64 (or code outside every function): as they are. keep32: none; WAVE011 rewrites those
+    kernels to 32-lane groups, and their 32-based math is then right. ask: reported, not fixed.
+    """
+    model = analyse(unit, ctx)
+    for hit in hits:
+        decision = model.decision_at(hit.start)
+        if decision == "keep32":
+            continue
+        if decision == "ask" and hit.edits:
+            yield replace(hit, edits=(), message=hit.message + UNDECIDED)
+        else:
+            yield hit

@@ -1,0 +1,52 @@
+"""The project's symbol table: names a tree's C/C++/CUDA files define for themselves.
+
+`project_names` reads every C/C++/CUDA file of a run once, before any rule, and collects the
+macros, functions, types and variables the project defines (by spelling, not by scope: a name
+defined anywhere in the tree is the project's). Rules consult it through `RuleContext.project`:
+the translator never reports a project's own `cudaCheck` macro or `cublasCheck` function as a
+CUDA name it cannot translate, and a name the project defines keeps one spelling in every file.
+
+It is a lexical scan (regular expressions over code lines), run over all files in one pass;
+exactness matters little, because the set only ever stops a name from being reported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# #define NAME / #define NAME(...)
+_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
+# struct/class/union/enum NAME, using NAME =, typedef ... NAME;  (also `typedef ... (*NAME)(...)`)
+_TYPE = re.compile(rb"\b(?:struct|class|union|enum(?:[ \t]+class)?)[ \t]+(?:__\w+\s*(?:\(\([^)]*\)\))?\s*)?([A-Za-z_]\w*)"
+                   rb"|\busing[ \t]+([A-Za-z_]\w*)[ \t]*="
+                   rb"|\btypedef\b[^;{]*?\(?\s*\*?\s*\b([A-Za-z_]\w*)\s*\)?\s*(?:\([^;]*\))?\s*;"
+                   rb"|\}[ \t]*([A-Za-z_]\w*)[ \t]*;")  # typedef struct { ... } NAME;
+_POINTER = re.compile(rb"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\(")  # a function pointer: (*NAME)(...)
+# A declaration or definition at the start of a statement: one or more type words, then the name,
+# then `(` (a function), or `=`, `;`, `[`, `{`, `,` (a variable).
+_DECLARATION = re.compile(rb"^[ \t]*((?:[A-Za-z_][\w:<>,]*[ \t\*&]+)+)\**&*([A-Za-z_]\w*)[ \t]*[(=;\[{,]", re.M)
+# Leading words that make a statement, not a declaration (`return cudaFoo(x);`).
+_STATEMENT = frozenset({b"return", b"else", b"case", b"throw", b"new", b"delete", b"goto", b"sizeof", b"co_return",
+                        b"co_await", b"co_yield", b"do", b"if", b"while", b"for", b"switch", b"not", b"and", b"or"})
+
+
+def defined_names(data: bytes) -> set[str]:
+    """The names one file defines or declares (macros, functions, types, variables)."""
+    names = {m.group(1) for m in _MACRO.finditer(data)}
+    names |= {m.group(1) for m in _POINTER.finditer(data)}
+    for m in _TYPE.finditer(data):
+        names.add(next(g for g in m.groups() if g))
+    for m in _DECLARATION.finditer(data):
+        first = m.group(1).split(None, 1)[0].rstrip(b"*&")
+        if first not in _STATEMENT:
+            names.add(m.group(2))
+    return {n.decode() for n in names if n}
+
+
+def project_names(files: Iterable[bytes]) -> frozenset[str]:
+    """Every name some file of the project defines."""
+    out: set[str] = set()
+    for data in files:
+        out |= defined_names(data)
+    return frozenset(out)

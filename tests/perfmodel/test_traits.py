@@ -1,0 +1,114 @@
+"""Kernel traits as perfmodel inputs: operand layout and persistence change the terms they should."""
+
+from __future__ import annotations
+
+import json
+
+import libcst as cst
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from porter import hardware, triton_source as src
+from porter.cli import app
+from porter.perfmodel import GemmConfig, Traits, select
+from porter.perfmodel.gemm import FP8_TRANSPOSE_PASSES, Candidates
+
+CFG = GemmConfig(128, 64, 64, num_warps=4, num_stages=2)
+
+
+def test_unknown_layout_is_refused():
+    with pytest.raises(ValueError, match="unknown GEMM layout 'kn'"):
+        Traits("kn")
+
+
+def test_fp8_mn_major_operand_pays_its_transpose_on_sm90_only():
+    h200 = hardware.get("h200")
+    nt, nn = (Candidates([CFG], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+    extra = FP8_TRANSPOSE_PASSES * CFG.block_n * CFG.block_k * 1 / h200.model.lds_bytes_per_clk_per_cu.value
+    assert nn.lds_clk[0] - nt.lds_clk[0] == pytest.approx(extra)
+    bf_nt, bf_nn = (Candidates([CFG], h200, "bf16", Traits(layout)) for layout in ("nt", "nn"))
+    assert bf_nn.lds_clk[0] == bf_nt.lds_clk[0]  # 16-bit wgmma reads either major
+
+
+def test_gfx950_reads_an_mn_major_operand_at_half_rate():
+    gfx = hardware.get("gfx950")
+    cfg = GemmConfig(128, 128, 64, num_warps=4, num_stages=2, matrix_instr_nonkdim=16)
+    nt, nn = (Candidates([cfg], gfx, "bf16", Traits(layout)) for layout in ("nt", "nn"))
+    tt, tn = (Candidates([cfg], gfx, "bf16", Traits(layout)) for layout in ("tt", "tn"))
+    b_part = nn.lds_clk[0] - nt.lds_clk[0]  # only B is MN-major: B's reads cost twice
+    a_part = tt.lds_clk[0] - nt.lds_clk[0]  # only A is
+    assert b_part > 0 and a_part > 0
+    assert nt.lds_clk[0] == pytest.approx(a_part + b_part)  # each is its K-major cost paid once more
+    assert tn.lds_clk[0] == pytest.approx(2 * nt.lds_clk[0])  # both MN-major
+
+
+def test_persistent_holds_one_workgroup_per_cu():
+    h200 = hardware.get("h200")
+    small = GemmConfig(64, 64, 32, num_warps=4, num_stages=2)
+    assert Candidates([small], h200, "bf16").resident[0] > 1
+    assert Candidates([small], h200, "bf16", Traits("nt", persistent=True)).resident[0] == 1
+
+
+def test_fp8_nn_pick_is_tall_and_thin_on_h200():
+    # Measured (bench/results/perfmodel-h200-raw-nn-2026-12-01.json): BM 256 with BN 32-64 wins.
+    pick = select("matmul", (4096, 4096, 8192), "fp8", "h200", Traits("nn")).best.config
+    assert pick.block_m >= 2 * pick.block_n
+
+
+def test_tune_json_and_layout_option():
+    r = CliRunner().invoke(app, ["tune", "--op", "matmul", "--shape", "2048,2048,2048", "--dtype", "fp8",
+                                 "--arch", "h200", "--layout", "nn", "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["layout"] == "nn" and data["device"] == "H200" and data["predicted"]
+    assert set(data["pick"]) >= {"config", "time_s", "bound", "lds_bytes"} and data["select_s"] < 1.0
+    sel = select("matmul", (2048, 2048, 2048), "fp8", "h200", Traits("nn"))
+    assert data["pick"]["label"] == sel.best.config.label()
+    assert np.isclose(data["pick"]["time_s"], sel.best.time_s)
+
+
+KERNELS = '''
+import triton
+import triton.language as tl
+
+@triton.jit
+def tutorial(a_ptr, b_ptr, stride_am, stride_ak, stride_bk, stride_bn, K: tl.constexpr):
+    offs_am = tl.arange(0, 16)
+    offs_bn = tl.arange(0, 16)
+    offs_k = tl.arange(0, K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    a = tl.load(a_ptrs)
+    b = tl.load(b_ptrs)
+    acc = tl.dot(a, b)
+
+@triton.jit
+def linear(x_ptr, w_ptr, stride_xm, stride_wn):
+    rm = tl.arange(0, 16)
+    rn = tl.arange(0, 16)
+    rk = tl.arange(0, 16)
+    x = tl.load(x_ptr + rm[:, None] * stride_xm + rk[None, :])
+    w = tl.load(w_ptr + rn[:, None] * stride_wn + rk[None, :])
+    acc = tl.dot(x, tl.trans(w))
+
+@triton.jit
+def row_major_b(a_ptr, b_ptr, stride_am, stride_bk):
+    rm = tl.arange(0, 16)
+    rn = tl.arange(0, 16)
+    rk = tl.arange(0, 16)
+    a = tl.load(a_ptr + rm[:, None] * stride_am + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * stride_bk + rn[None, :])
+    acc = tl.dot(a, b)
+'''
+
+
+@pytest.mark.parametrize(("kernel", "layout", "read"), [
+    ("tutorial", "nn", False),  # both strides are arguments: row-major assumed
+    ("linear", "nt", True),     # W[N,K] K-contiguous, transposed in the dot
+    ("row_major_b", "nn", True),
+])
+def test_dot_layout_from_the_loads(kernel, layout, read):
+    module = cst.parse_module(KERNELS)
+    names = src.aliases(module)
+    assert src.dot_layout(src.kernels(module, names)[kernel], names) == (layout, read)
