@@ -240,8 +240,18 @@ class RayDispatcher(Dispatcher):
             self._started = True
         self._remote = ray.remote(_call)
         self._placeable: set[Resources] = set()
+        self._digests: set[str] = set()
 
     def close(self) -> None:
+        """Remove this run's tree snapshots from every live node's disk; shut down a Ray this started."""
+        if self._digests:
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+            forget = self._ray.remote(_forget_trees)
+            refs = [forget.options(num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False))
+                    .remote(sorted(self._digests)) for n in self._ray.nodes() if n.get("Alive")]
+            self._ray.wait(refs, num_returns=len(refs), timeout=30)
+            self._digests.clear()
         if self._started:
             self._ray.shutdown()
             self._started = False
@@ -321,7 +331,17 @@ class RayDispatcher(Dispatcher):
             if path.is_file():
                 files[rel] = path.read_bytes()
         digest = hashlib.sha256(pickle.dumps(sorted(files.items()))).hexdigest()[:24]
+        self._digests.add(digest)
         return Tree(root=str(root), digest=digest, ref=(self._ray.put(files),))
+
+
+def _trees_dir() -> Path:
+    return Path(tempfile.gettempdir()) / f"porter-ray-{os.getuid()}" / "trees"
+
+
+def _forget_trees(digests: list[str]) -> None:
+    for digest in digests:
+        shutil.rmtree(_trees_dir() / digest, ignore_errors=True)
 
 
 def shipped_paths(root: Path) -> list[str]:
@@ -383,7 +403,7 @@ class Tree:
     def local(self) -> Path:
         if not self.digest:
             return Path(self.root)
-        target = Path(tempfile.gettempdir()) / f"porter-ray-{os.getuid()}" / "trees" / self.digest
+        target = _trees_dir() / self.digest
         if not target.is_dir():
             import ray
 

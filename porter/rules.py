@@ -17,9 +17,11 @@ import pkgutil
 import posixpath
 import re
 import time
+import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cache, lru_cache
+from functools import cache
 from typing import Literal
 
 from porter.catalog import AGENTS  # one list, which `porter rules` reads without importing this module
@@ -317,11 +319,12 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
             if out.lang == "cuda" and out.complete:
                 headers[record.path] = out.data
     rest = [r for r in records if r.path not in done and (lang := rule_lang(r)) is not None and rules_for(agent, lang)]
+    job = _FileJob(agent, ctx, stages, headers, uuid.uuid4().hex)
     results = dispatcher.map(_rules_on_file, [(r, _read(read, r.path)) for r in rest], resources=cluster.RULES,
-                             shared=_FileJob(agent, ctx, stages, headers), label=lambda item: f"{agent}:{item[0].path}")
+                             shared=job, label=lambda item: f"{agent}:{item[0].path}")
     for record, result in zip(rest, results):
         if isinstance(result, cluster.TaskFailed):  # its node was lost twice: run it here
-            result = _rules_on_file(_FileJob(agent, ctx, stages, headers), (record, _read(read, record.path)))
+            result = _rules_on_file(job, (record, _read(read, record.path)))
         done[record.path] = result
     ordered = [done[r.path] for r in records if r.path in done]
     return [f for out in ordered for f in out.findings], [p for out in ordered for p in out.patches]
@@ -335,9 +338,13 @@ class _FileJob:
     ctx: RuleContext
     stages: tuple[tuple[str, ...], ...]
     headers: Mapping[str, bytes]
+    # Names this map's parsed headers, which its files share (in one process, or one Ray worker).
+    # Rules memoize what they learn on a header (`SourceFile.memo`) in the context they see; a
+    # header phase's job has none, so no header's view leaks into a later context.
+    token: str = ""
 
     def __reduce__(self):  # RuleContext.sources holds syntax trees, which do not pickle: the bytes do
-        return (_FileJob, (self.agent, replace(self.ctx, sources={}), self.stages, dict(self.headers)))
+        return (_FileJob, (self.agent, replace(self.ctx, sources={}), self.stages, dict(self.headers), self.token))
 
 
 @dataclass(frozen=True)
@@ -385,7 +392,7 @@ def _rules_on_file(job: _FileJob, item) -> FileRules:
     applicable = rules_for(job.agent, lang) if lang else []
     findings: list[Finding] = []
     patches: list[Patch] = []
-    ctx = replace(job.ctx, sources=_Sources(job.headers))
+    ctx = replace(job.ctx, sources=_Sources(job.headers, job.token))
     try:
         if isinstance(data, Exception):
             raise data
@@ -409,13 +416,27 @@ def _rules_on_file(job: _FileJob, item) -> FileRules:
 
 
 class _Sources(Mapping[str, SourceFile]):
-    """The headers by path, parsed when a rule first asks for one (most are never included)."""
+    """The headers by path, parsed when a rule first asks for one (most are never included), and
+    kept for the file's run, or with a `token` for every file of the map that has it."""
 
-    def __init__(self, headers: Mapping[str, bytes]) -> None:
+    def __init__(self, headers: Mapping[str, bytes], token: str = "") -> None:
         self._headers = headers
+        self._token = token
+        self._mine: dict[str, SourceFile] = {}
 
     def __getitem__(self, path: str) -> SourceFile:
-        return _parsed(path, self._headers[path])
+        from porter.syntax import lang_for
+
+        key = (self._token, path)
+        found = self._mine.get(path) or (_PARSED.get(key) if self._token else None)
+        if found is None:
+            found = SourceFile(path, self._headers[path], lang_for(path) or "cpp")
+            self._mine[path] = found
+            if self._token:
+                _PARSED[key] = found
+                while len(_PARSED) > 256:
+                    _PARSED.popitem(last=False)
+        return found
 
     def __contains__(self, path: object) -> bool:
         return path in self._headers
@@ -427,11 +448,7 @@ class _Sources(Mapping[str, SourceFile]):
         return len(self._headers)
 
 
-@lru_cache(maxsize=256)
-def _parsed(path: str, data: bytes) -> SourceFile:
-    from porter.syntax import lang_for
-
-    return SourceFile(path, data, lang_for(path) or "cpp")
+_PARSED: OrderedDict[tuple[str, str], SourceFile] = OrderedDict()
 
 
 def _is_header(path: str) -> bool:

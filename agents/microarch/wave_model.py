@@ -608,12 +608,14 @@ def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:
         parent[find(i)] = find(j)
 
     owners: dict[str, int] = {}
+    # Sets are walked sorted: the order of the unions picks each component's root, which names a
+    # helper component in the report; a set's order changes with the process (PYTHONHASHSEED).
     for i, f in enumerate(fns):
-        for callee in f.calls:
+        for callee in sorted(f.calls):
             for j in by_name.get(callee, []):
                 if not fns[j].kernel:  # a launch is not a call: kernels decide on their own
                     union(i, j)
-        for name in f.names & set(constants):
+        for name in sorted(f.names & set(constants)):
             if name in owners:
                 union(i, owners[name])
             owners.setdefault(name, i)

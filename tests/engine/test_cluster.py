@@ -133,3 +133,19 @@ def test_gpu_checks_no_node_can_run_are_not_checked_with_the_reason(tmp_path: Pa
     assert "no node of the Ray cluster can run a gpu-check task" in unit.checks[0].reason
     assert "accelerator_type=H200" in unit.checks[0].reason
     assert unit.verdict == "compiled"  # its compile stands; a check that could not run fails nothing
+
+
+def test_tree_snapshots_are_written_once_and_removed_at_close(tmp_path: Path, ray_cluster) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "k.cu").write_text("__global__ void k() {}\n")
+    def _read_in_tree(tree: cluster.Tree, rel: str) -> tuple[str, str]:  # here: pickled by value
+        root = tree.local()
+        return str(root), (root / rel).read_text()
+
+    dispatcher = cluster.RayDispatcher(resource_wait_s=1)
+    tree = dispatcher.tree(tmp_path, cluster.shipped_paths(tmp_path))
+    written = dispatcher.map(_read_in_tree, ["a/k.cu", "a/k.cu"], resources=cluster.RULES, shared=tree)
+    assert written[0][0] == written[1][0] != str(tmp_path)  # one copy per machine, not the driver's tree
+    assert all(text == "__global__ void k() {}\n" for _, text in written)
+    dispatcher.close()
+    assert not Path(written[0][0]).exists()
