@@ -13,7 +13,8 @@ into one tree; larger ones are data no rule or compile reads). Three measurement
      (gfx950 compile by clang 22, nvcc build of the original): wall time in process and on Ray;
   C  the predicted wall time of the whole tree, verified, on 1, 8 and 64 nodes of 16 CPUs
      (porter.makespan): A's measured rule tasks and driver time, and a gfx950 compile and an
-     nvcc build per unit of the tree, each estimated by the size fit of B's measured compiles.
+     nvcc build per unit of the tree, each estimated by the size fit of B's measured compiles
+     (the gfx950 fit over the units that compiled: a failing compile stops early).
 
 It prints the figures and the load average, and writes them to bench/results/cluster-DATE.md
 with --record.
@@ -170,8 +171,12 @@ def main() -> int:
     # C: A's measured rule runs and driver time, and the whole tree's units compiled, each compile
     # estimated from B's measured compiles of this machine (size fit per kind).
     recorded_b = json.loads((work / "b-local" / ".porter" / cluster.DURATIONS_FILE).read_text())["tasks"]
-    sizes = {rel: (part / rel).stat().st_size for rel in local_b.units}
-    fits = {kind: fit(recorded_b, sizes, kind) for kind in ("gfx950-compile", "nvcc-build")}
+    # A port that fails to compile stops early: the gfx950 fit takes the units that compiled (a tree
+    # whose port compiles is what a cluster is sized for); the original's nvcc build, every unit.
+    compiled = {rel: (part / rel).stat().st_size for rel, r in local_b.units.items() if r.verdict == "compiled"}
+    every = {rel: (part / rel).stat().st_size for rel in local_b.units}
+    fits = {"gfx950-compile": fit(recorded_b, compiled, "gfx950-compile"),
+            "nvcc-build": fit(recorded_b, every, "nvcc-build")}
     stages = makespan.from_durations(work / "a-local" / ".porter" / cluster.DURATIONS_FILE)
     units = units_of(PortState(run_id="plan", source=str(tree), output="", files=local_a.files))
     cuda_units = [u for u in units if not u.endswith(".py")]

@@ -315,6 +315,7 @@ def cluster_plan(
     gpus_per_node: Annotated[int, typer.Option(help="GPUs per node.")] = 8,
     executor: Annotated[str, typer.Option(help="With a porter.toml: the GPU checks' executor (none, hip-on-cuda, "
                                                "rocm), which names their accelerator type.")] = "none",
+    every_task: Annotated[bool, typer.Option("--tasks", help="List every task, in the order submitted.")] = False,
 ) -> None:
     """The tasks a port of SOURCE submits, their resources, and its predicted wall time on N nodes."""
     from porter import makespan
@@ -339,7 +340,7 @@ def cluster_plan(
             PortState(run_id="plan", source=str(source), output="", files=files)), executor)
     shape = makespan.NodeShape(cpus=cpus_per_node, gpus=gpus_per_node)
     typer.echo(makespan.render(stages, counts, shape, measured=durations is not None,
-                               executor="rocm" if executor == "none" else executor))
+                               executor="rocm" if executor == "none" else executor, every_task=every_task))
 
 
 @app.command("rules")

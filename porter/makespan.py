@@ -28,23 +28,27 @@ from pathlib import Path
 from porter import cluster
 from porter.state import FileRecord
 
-# Seconds = base + per_kib * KiB of the file, per task kind; and the driver's serial time per
-# node per KiB of the tree. Fitted by bench/cluster.py (least squares over the tasks of a local
-# port of NVIDIA/cuda-samples + gpu-rodinia, 2026-12-01, on a 2-core machine at load ~6-8; see
-# bench/results/cluster-2026-12-01.md). They are a starting point: measure with a local run.
+# Seconds = base + per_kib * KiB of the file, per task kind. Fitted by bench/cluster.py (least
+# squares over the tasks of an in-process port of NVIDIA/cuda-samples + gpu-rodinia, 2026-12-01,
+# on a 2-core machine shared at load 5-12: bench/results/cluster-2026-12-01.md). A compile's time
+# did not grow with the file's size there (the headers it includes dominate). A starting point:
+# measure your own tree with one in-process run and plan with --durations.
 ESTIMATES: dict[str, tuple[float, float]] = {
-    "rules": (0.004, 0.0010),
-    "rules-driver": (0.004, 0.0010),
-    "gfx950-compile": (1.6, 0.010),
-    "nvcc-build": (1.9, 0.012),
-    "triton-check": (8.0, 0.0),
+    "rules": (0.0002, 0.00068),
+    "rules-driver": (0.0, 0.0011),
+    "gfx950-compile": (2.6, 0.0),
+    "nvcc-build": (1.3, 0.0),
+    "triton-check": (8.0, 0.0),  # the fixtures' Triton checks, in-process, same machine
     # Not measured on a GPU here: two driver builds (as nvcc-build) and two short runs; a guess.
     "gpu-check": (6.0, 0.0),
 }
-DRIVER_PER_KIB = 0.0006
-# Ray's cost per task on top of the task itself (submit, schedule, ship arguments and result),
-# from the same bench: (Ray wall - local wall) spread over the tasks, on one node.
-RAY_TASK_OVERHEAD_S = 0.01
+# The driver's own time over a whole run (scan, project names, landing patches, checkpoints,
+# report), per KiB of the files rules read, headers' rule runs apart; same bench.
+DRIVER_PER_SOURCE_KIB = 0.0018
+# Ray's cost per task on top of the task itself (submit, schedule, ship arguments and result):
+# the same bench's rules-only port of the whole tree, (Ray wall - in-process wall) / tasks on one
+# 2-CPU node = (97.2 - 69.7 s) / 3666.
+RAY_TASK_OVERHEAD_S = 0.0075
 
 
 @dataclass(frozen=True)
@@ -166,10 +170,12 @@ def from_tree(source: Path, units_of: Callable[[list[FileRecord]], list[str]], e
         base, per_kib = ESTIMATES[kind]
         return base + per_kib * sizes.get(rel, 0) / 1024
 
-    total_kib = sum(sizes.values()) / 1024
-    stages = [Stage("scan", driver_s=DRIVER_PER_KIB * total_kib)]
+    nodes = ("scan", "translator", "microarch", "shim", "verifier", "report")
+    source_kib = sum(sizes[r.path] for r in records if rule_lang(r)) / 1024
+    share = DRIVER_PER_SOURCE_KIB * source_kib / len(nodes)  # serial wherever it falls: only the sum counts
+    stages = [Stage("scan", driver_s=share)]
     for agent in ("translator", "microarch", "shim"):
-        stage = Stage(agent, driver_s=DRIVER_PER_KIB * total_kib)
+        stage = Stage(agent, driver_s=share)
         tasks = []
         for r in records:
             lang = rule_lang(r)
@@ -184,7 +190,7 @@ def from_tree(source: Path, units_of: Callable[[list[FileRecord]], list[str]], e
     units = units_of(records)
     cuda = [u for u in units if not u.endswith(".py")]
     triton = [u for u in units if u.endswith(".py")]
-    verifier = Stage("verifier", driver_s=DRIVER_PER_KIB * total_kib)
+    verifier = Stage("verifier", driver_s=share)
     for kind, todo in (("gfx950-compile", cuda), ("nvcc-build", cuda), ("triton-check", triton)):
         verifier.maps.append([PlannedTask(kind, u, est(kind, u)) for u in todo])
     if executor != "none" and (source / "porter.toml").is_file():
@@ -193,13 +199,14 @@ def from_tree(source: Path, units_of: Callable[[list[FileRecord]], list[str]], e
         verifier.maps.append([PlannedTask("gpu-check", f"{k.unit}:{k.name}", est("gpu-check", k.unit))
                               for k in load_spec(source).kernels])
     stages.append(verifier)
-    stages.append(Stage("report", driver_s=DRIVER_PER_KIB * total_kib))
+    stages.append(Stage("report", driver_s=share))
     return stages
 
 
 def render(stages: Sequence[Stage], node_counts: Sequence[int], shape: NodeShape, measured: bool,
-           overhead_s: float = RAY_TASK_OVERHEAD_S, executor: str = "rocm") -> str:
-    """The plan as text: tasks by kind with their resources, then the predicted wall time per node count."""
+           overhead_s: float = RAY_TASK_OVERHEAD_S, executor: str = "rocm", every_task: bool = False) -> str:
+    """The plan as text: tasks by kind with their resources (`every_task`: each task, in the order
+    submitted), then the predicted wall time per node count."""
     by_kind: dict[str, list[PlannedTask]] = {}
     for s in stages:
         for m in s.maps:
@@ -212,6 +219,11 @@ def render(stages: Sequence[Stage], node_counts: Sequence[int], shape: NodeShape
     for kind, tasks in by_kind.items():
         lines.append(f"{kind:<16} {len(tasks):>6} {sum(t.seconds for t in tasks):>13.1f} "
                      f"{max(t.seconds for t in tasks):>8.2f}  {resources_of(kind, executor).describe()}")
+    if every_task:
+        lines += ["", f"{'node':<10} {'task kind':<16} {'seconds':>8}  task"]
+        for s in stages:
+            lines.append(f"{s.node:<10} {'(driver)':<16} {s.driver_s:>8.2f}")
+            lines += [f"{s.node:<10} {t.kind:<16} {t.seconds:>8.2f}  {t.label}" for m in s.maps for t in m]
     driver = sum(s.driver_s for s in stages)
     lines += [f"{'driver (serial)':<16} {'':>6} {driver:>13.1f}", "",
               f"{'nodes':>6} {'predicted wall s':>17}"]

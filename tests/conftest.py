@@ -57,6 +57,7 @@ def ray_cluster():
         if os.environ.get("CI"):
             pytest.fail(f"ray missing in CI: {missing}", pytrace=False)
         pytest.skip(f"ray missing: {missing}")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # CI reaches no network: nothing to report to
     ray.init(num_cpus=2, resources={"clang22": 2, "nvcc": 2}, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()

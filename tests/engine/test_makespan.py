@@ -73,5 +73,8 @@ def test_cluster_plan_prints_tasks_resources_and_predictions(tmp_path: Path) -> 
     assert rows["nvcc-build"][1] == "2" and 'resources={"nvcc": 1}' in result.output
     predictions = [line.split() for line in result.output.splitlines()[-2:]]
     assert [p[0] for p in predictions] == ["1", "8"] and all(float(p[1]) > 0 for p in predictions)
+    listed = CliRunner().invoke(app, ["cluster", "plan", str(FIXTURES / "blas_rand"), "--tasks"], terminal_width=200)
+    assert "translator rules" in listed.output and "verifier   nvcc-build" in listed.output
+    assert any(line.split()[-1] == "kernels.cu" for line in listed.output.splitlines() if "gfx950-compile" in line)
     missing = CliRunner().invoke(app, ["cluster", "plan", str(FIXTURES / "blas_rand"), "--durations", str(tmp_path)])
     assert missing.exit_code == 2 and "no task durations here" in missing.output
