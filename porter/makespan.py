@@ -30,14 +30,14 @@ from porter.state import FileRecord
 
 # Seconds = base + per_kib * KiB of the file, per task kind. Fitted by bench/cluster.py (least
 # squares over the tasks of an in-process port of NVIDIA/cuda-samples + gpu-rodinia, 2026-12-01,
-# on a 2-core machine shared at load 5-12: bench/results/cluster-2026-12-01.md). A compile's time
+# on a 2-core machine shared at load 2.5-6: bench/results/cluster-2026-12-01.md). A compile's time
 # did not grow with the file's size there (the headers it includes dominate). A starting point:
 # measure your own tree with one in-process run and plan with --durations.
 ESTIMATES: dict[str, tuple[float, float]] = {
     "rules": (0.0002, 0.00068),
     "rules-driver": (0.0, 0.0011),
-    "gfx950-compile": (2.6, 0.0),
-    "nvcc-build": (1.3, 0.0),
+    "gfx950-compile": (0.8, 0.0),  # the units that compiled (cuda-samples' first folders: small programs)
+    "nvcc-build": (0.6, 0.0),
     "triton-check": (8.0, 0.0),  # the fixtures' Triton checks, in-process, same machine
     # Not measured on a GPU here: two driver builds (as nvcc-build) and two short runs; a guess.
     "gpu-check": (6.0, 0.0),
