@@ -48,8 +48,9 @@ def first_error(stderr: str) -> CompileError | None:
 
 
 # Headers of the ROCm libraries porter maps CUDA libraries to (HIP002, HIP004). Debian ships only
-# hipRAND/rocRAND of them, porter's overlay adds hipBLAS; where another is absent the unit cannot be
-# compiled here for a reason of the toolchain, not of the port. OpenMP's omp.h is libomp-22-dev's.
+# hipRAND/rocRAND of them, porter's overlay adds hipBLAS, hipBLASLt, hipFFT and hipSPARSE; where another
+# is absent the unit cannot be compiled here for a reason of the toolchain, not of the port. OpenMP's
+# omp.h is libomp-22-dev's.
 _ROCM_LIBRARY_DIRS = ("hipblas/", "hipblaslt/", "hipfft/", "hipsparse/", "hipsparselt/", "hipsolver/", "hipcub/",
                       "rocprim/", "rocblas/", "rocsparse/", "rocfft/", "rocsolver/", "thrust/", "rccl/", "miopen/",
                       "roctracer/", "rocwmma/", "hiprand/", "rocrand/")
@@ -65,8 +66,8 @@ def toolchain_gap(error: CompileError | None) -> str:
     header = m[1] if m else ""
     if header.startswith(_ROCM_LIBRARY_DIRS) or header in ("hipblas.h", "hipfft.h", "hipsparse.h", "hipcub.hpp"):
         return (f"not checked: <{header}> belongs to a ROCm library whose headers porter's gfx950 toolchain "
-                "does not carry (Debian ships HIP 5.2, hipRAND and rocRAND; porter's overlay adds hipBLAS); "
-                "compile it where ROCm 6.3+ is installed")
+                "does not carry (Debian ships HIP 5.2, hipRAND and rocRAND; porter's overlay adds hipBLAS, "
+                "hipBLASLt, hipFFT and hipSPARSE); compile it where ROCm 6.3+ is installed")
     if header == "omp.h":
         return "not checked: <omp.h> is missing from the toolchain (install Debian's libomp-22-dev, `make toolchains`)"
     return ""

@@ -16,12 +16,15 @@ loop ends there, with a note, instead of going round without anyone to ask.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from porter.agents.verifier.failures import route_of
+from porter.agents.verifier.failures import first_error, route_of
 from porter.agents.verifier.units import check_units
 from porter.llm.budget import Budget, Usage
-from porter.state import Attempt, FileKind, PortState, UnitResult
+from porter.perfmodel.isa import KernelIsa
+from porter.state import Attempt, BuildResult, FileKind, KernelResources, PerfEstimate, PortState, UnitResult
+from porter.toolchains import clang_hip
 from porter.workspace import Workspace
 
 AGENT = "verifier"
@@ -203,6 +206,55 @@ def _progress_writer():
         return get_stream_writer()
     except RuntimeError:  # called outside a runnable context (tests call the node directly)
         return lambda event: None
+
+
+def hipify_tree(ws: Workspace, units: list[str]) -> Path | None:
+    """The translator-only tree (the direct hipify), written once per verifier pass when a C++ unit
+    to verify has a [[verify.kernel]] spec: the baseline of the HIP estimates."""
+    from porter.verify.spec import SpecError, load_spec
+
+    if not (ws.root / "porter.toml").is_file():
+        return None
+    try:
+        wanted = {k.unit for k in load_spec(ws.root).kernels} & {u for u in units if not u.endswith(".py")}
+    except SpecError:
+        return None
+    return ws.snapshot(ws.state_dir / "estimate" / "hipify", agents={"translator"}) if wanted else None
+
+
+def hip_estimates(arch: str, port_root: Path, unit: str, port_build: BuildResult, kernels: list[KernelResources],
+                  hipify: Path | None, state_dir: Path) -> tuple[PerfEstimate, ...]:
+    """For each [[verify.kernel]] of the unit (the spec of `port_root`), the perfmodel's estimate of
+    the port's gfx950 time against the direct hipify's (the translator-only tree `hipify`, written
+    by `hipify_tree`, compiled the same way under `state_dir`), from both assemblies' instruction
+    mix (agents/verifier/estimate.py): a prediction, labelled as one, that never fails the unit.
+    No spec entry, no estimate."""
+    from porter.agents.verifier.estimate import estimate_hip_kernel, kernel_named
+    from porter.verify.spec import SpecError, load_spec
+
+    try:
+        entries = [k for k in load_spec(port_root).kernels if k.unit == unit]
+    except SpecError:
+        return ()  # the numerics check reports a bad spec
+    if not entries or hipify is None:  # hipify_tree writes the tree whenever a spec names a unit to verify
+        return ()
+    opts = clang_hip.ClangHipOptions(arch=arch)
+    port = clang_hip.kernel_isa(Path(port_build.artifacts[0]).read_text(), kernels)
+    base_src = hipify / unit
+    baseline: dict[str, KernelIsa] = {}
+    error = ""
+    if base_src.is_file():
+        base_build, base_kernels = clang_hip.compile_unit(
+            base_src, replace(opts, include_dirs=(base_src.parent,)), state_dir / "estimate" / unit / "build")
+        if base_build.ok:
+            baseline = clang_hip.kernel_isa(Path(base_build.artifacts[0]).read_text(), base_kernels)
+        else:
+            err = first_error(base_build.stderr)
+            error = f"the direct hipify does not compile for {opts.arch}" + (f": {err.message}" if err else "")
+    else:
+        error = "the direct hipify has no such unit"
+    return tuple(estimate_hip_kernel(e, kernel_named(port, e.name), kernel_named(baseline, e.name), error, opts.arch)
+                 for e in entries)
 
 
 def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:

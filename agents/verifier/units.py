@@ -3,10 +3,10 @@
 Each C/C++/CUDA unit is two tasks: its port compiled for the target by clang 22 (`clang22`
 resource) and its original built by nvcc (`nvcc` resource); a Triton module is one task (AOT
 compiles and interpreter numerics, CPU only). In-process the tasks read the output and source
-trees where they are and write their build products under `OUT/.porter/build`, as porter
-always has. On Ray a task reads snapshots of the two trees (every file up to
+trees where they are and write their build products under `OUT/.porter` (build/, and
+estimate/ for the direct hipify's compile behind a HIP estimate), as porter always has. On Ray a task reads snapshots of the two trees (every file up to
 `cluster.MAX_SHIPPED_BYTES`) and writes to a scratch directory; it returns its UnitResult with the
-driver's paths and the files it wrote as bytes, which the driver puts under `OUT/.porter/build`.
+driver's paths and the files it wrote as bytes, which the driver puts under `OUT/.porter`.
 
 A missing toolchain is not an error of the port, in-process or on a cluster: a unit whose
 compiler is absent, that no node of the cluster can compile, or whose task was lost twice with
@@ -31,11 +31,12 @@ from porter.workspace import Workspace
 
 @dataclass(frozen=True)
 class UnitJob:
-    """What every unit's task shares: the two trees, where build products go, the target."""
+    """What every unit's task shares: the trees, where build products go, the target."""
 
     port: cluster.Tree
     original: cluster.Tree
-    build: str  # the driver's OUT/.porter/build
+    hipify: cluster.Tree | None  # the direct hipify, baseline of the HIP estimates (node.hipify_tree)
+    state: str  # the driver's OUT/.porter: builds go to build/<unit>/, estimate compiles to estimate/<unit>/
     arch: str
 
 
@@ -49,7 +50,7 @@ def check_units(state: PortState, ws: Workspace, todo: list[str],
                 on_done: Callable[[int, int, str], None]) -> dict[str, UnitResult]:
     """Every unit in `todo` compiled (or checked, for Triton), results in `todo`'s order."""
     dispatcher = cluster.current()
-    job = _job(dispatcher, state, ws)
+    job = _job(dispatcher, state, ws, todo)
     results: dict[str, UnitResult] = {}
     triton = [u for u in todo if u.endswith(".py")]
     cuda = []
@@ -84,11 +85,16 @@ def check_units(state: PortState, ws: Workspace, todo: list[str],
     return {u: results[u] for u in todo}
 
 
-def _job(dispatcher: cluster.Dispatcher, state: PortState, ws: Workspace) -> UnitJob:
+def _job(dispatcher: cluster.Dispatcher, state: PortState, ws: Workspace, todo: list[str]) -> UnitJob:
+    from porter.agents.verifier.node import hipify_tree
+
     source = Path(state.source)
     port = dispatcher.tree(ws.root, cluster.shipped_paths(ws.root))
     original = dispatcher.tree(source, cluster.shipped_paths(source))
-    return UnitJob(port=port, original=original, build=str(ws.state_dir / "build"), arch=state.options.arch)
+    hipify = hipify_tree(ws, todo)  # written by the driver, under OUT/.porter
+    return UnitJob(port=port, original=original,
+                   hipify=dispatcher.tree(hipify, cluster.shipped_paths(hipify)) if hipify else None,
+                   state=str(ws.state_dir), arch=state.options.arch)
 
 
 def _run(dispatcher: cluster.Dispatcher, fn, units: list[str], resources: cluster.Resources, job: UnitJob,
@@ -111,18 +117,25 @@ def _run(dispatcher: cluster.Dispatcher, fn, units: list[str], resources: cluste
 
 
 def port_compile(job: UnitJob, unit: str) -> cluster.Returned[UnitResult]:
-    """The port of `unit` compiled for the target by clang 22; kernels' resources on success."""
-    with cluster.task_places({"port": job.port}, job.build) as (trees, scratch, finish):
-        ported = trees["port"] / unit
+    """The port of `unit` compiled for the target by clang 22; kernels' resources and, for a unit
+    with a kernel spec, the HIP estimates against the direct hipify, on success."""
+    from porter.agents.verifier.node import hip_estimates
+
+    trees = {"port": job.port, **({"hipify": job.hipify} if job.hipify else {})}
+    with cluster.task_places(trees, job.state) as (local, scratch, finish):
+        ported = local["port"] / unit
         try:
             port_build, kernels = clang_hip.compile_unit(
                 ported, clang_hip.ClangHipOptions(arch=job.arch, include_dirs=(str(ported.parent),)),
-                scratch.path / unit / "port")
+                scratch.path / "build" / unit / "port")
         except ToolchainMissing as e:
             return finish(UnitResult(unit=unit, verdict="not-checked", reason=str(e)))
         if port_build.ok:
-            return finish(UnitResult(unit=unit, verdict="compiled", port_build=port_build,
-                                     kernels=tuple(k.model_copy(update={"unit": unit}) for k in kernels)))
+            return finish(UnitResult(
+                unit=unit, verdict="compiled", port_build=port_build,
+                kernels=tuple(k.model_copy(update={"unit": unit}) for k in kernels),
+                estimates=hip_estimates(job.arch, local["port"], unit, port_build, kernels, local.get("hipify"),
+                                        scratch.path)))
         error = first_error(port_build.stderr)
         if gap := toolchain_gap(error):
             return finish(UnitResult(unit=unit, verdict="not-checked", port_build=port_build, reason=gap))
@@ -133,11 +146,11 @@ def port_compile(job: UnitJob, unit: str) -> cluster.Returned[UnitResult]:
 
 def original_build(job: UnitJob, unit: str) -> cluster.Returned[OriginalBuild]:
     """The original of `unit` built by nvcc (compile only)."""
-    with cluster.task_places({"original": job.original}, job.build) as (trees, scratch, finish):
+    with cluster.task_places({"original": job.original}, job.state) as (trees, scratch, finish):
         original = trees["original"] / unit
         try:
             build = nvcc.compile_unit(original, nvcc.NvccOptions(include_dirs=(str(original.parent),)),
-                                      scratch.path / unit / "original")
+                                      scratch.path / "build" / unit / "original")
         except ToolchainMissing:
             build = None
         return finish(OriginalBuild(build=build))
@@ -152,7 +165,7 @@ def triton_check(job: UnitJob, unit: str) -> cluster.Returned[UnitResult]:
     from porter.verify.spec import SpecError, load_spec
     from porter.verify.triton_units import verify_triton_unit
 
-    with cluster.task_places({"port": job.port, "original": job.original}, job.build) as (trees, scratch, finish):
+    with cluster.task_places({"port": job.port, "original": job.original}, job.state) as (trees, scratch, finish):
         port_root, source_root = trees["port"], trees["original"]
         try:
             entries = load_spec(port_root).triton_for(unit)
@@ -162,7 +175,7 @@ def triton_check(job: UnitJob, unit: str) -> cluster.Returned[UnitResult]:
             return finish(UnitResult(
                 unit=unit, verdict="not-checked",
                 reason="Triton module with no [[verify.triton]] spec in porter.toml: nothing says how to launch it"))
-        result = verify_triton_unit(source_root, port_root, entries, scratch.path / unit, unit=unit).unit_result()
+        result = verify_triton_unit(source_root, port_root, entries, scratch.path / "build" / unit, unit=unit).unit_result()
         original, port = source_root / unit, port_root / unit
         if not (original.is_file() and port.is_file()):
             return finish(result)

@@ -201,3 +201,11 @@ def test_setup_py_nvcc_check_in_a_string_is_not_a_check() -> None:
 ])
 def test_build_lang(path: str, lang: str | None) -> None:
     assert build_lang(path) == lang
+
+
+def test_make_install_root_from_another_variable_honours_the_environment() -> None:
+    # Rodinia's dwt2d: CUDA_INSTALL_PATH = $(CUDA_DIR) became ROCM_PATH = /opt/rocm, a plain
+    # assignment that overrode $ROCM_PATH (the hipcc stand-in's root, or a ROCm elsewhere)
+    ported, _ = _port("Makefile", "CUDA_INSTALL_PATH = $(CUDA_DIR)\nNVCC = $(CUDA_INSTALL_PATH)/bin/nvcc\n"
+                                  "app: main.cu\n\t$(NVCC) main.cu -o app\n")
+    assert ported.startswith("ROCM_PATH ?= /opt/rocm\nNVCC = $(ROCM_PATH)/bin/hipcc\n")

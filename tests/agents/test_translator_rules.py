@@ -119,3 +119,15 @@ def test_library_options_port_straight_to_rocm_libraries() -> None:
     assert out == "rocsparse_handle s;\n"
     with pytest.raises(ValidationError):
         PortOptions(blas="openblas")
+
+
+def test_hip012_a_static_umin_of_another_file_does_not_hide_cudas() -> None:
+    # cuda-samples mergeSort: mergeSort_host.cpp has `static uint umin(...)`, mergeSort.cu calls CUDA's
+    rule = rules.get("HIP012")
+    ctx = RuleContext(project=frozenset({"umin"}))
+    kernel = SourceFile("mergeSort.cu", b"__device__ unsigned f(unsigned a, unsigned b) { return umin(a, b); }\n",
+                        "cuda")
+    assert run_rules(kernel, [rule], ctx, agent="translator").patch is not None
+    host = SourceFile("host.cpp", b"static unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }\n"
+                      b"unsigned g(unsigned a) { return umin(a, 4u); }\n", "cuda")
+    assert not run_rules(host, [rule], ctx, agent="translator").findings

@@ -14,9 +14,12 @@ from porter.toolchains import ToolchainMissing
 from porter.toolchains.clang_hip import (
     HEADER_SET,
     ClangHipOptions,
+    build_command,
     compile_unit,
     count_mfma,
+    demangle,
     find_clang,
+    kernel_isa,
     overlay_dir,
     parse_resource_usage,
 )
@@ -120,9 +123,17 @@ def test_bad_override_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
         find_clang()
 
 
+def test_unit_check_defines_the_wave_size_as_the_hipcc_stand_in_does() -> None:
+    # one place for the flag (clang_hip.wavefront_define), read from porter's hardware data
+    for arch in ("gfx942", "gfx950"):
+        cmd = build_command(Path("clang++"), Path("u.hip"), ClangHipOptions(arch=arch), Path("u.s"))
+        assert "-D__AMDGCN_WAVEFRONT_SIZE=64" in cmd
+
+
 def test_overlay_headers_say_what_they_stand_in_for() -> None:
     headers = sorted(overlay_dir().rglob("*.h"))
-    assert {h.name for h in headers} >= {"hip_runtime.h", "hip_bf16.h", "hip_fp16.h", "hipblas.h"}
+    assert {h.name for h in headers} >= {"hip_runtime.h", "hip_bf16.h", "hip_fp16.h", "hipblas.h", "hipblaslt.h",
+                                         "hipfft.h", "hipsparse.h", "hipblas-common.h"}
     for h in headers:
         head = h.read_text()[:600]
         assert head.startswith("/* porter overlay"), h
@@ -237,3 +248,148 @@ hipblasStatus_t gemm(hipblasHandle_t hd, const float* a, float* c) {
 }""", arch=arch)
     assert build.ok, build.stderr
     assert len(kernels) == 1
+
+
+ROCM_LIBRARIES = """
+#include <hipblas/hipblas.h>
+#include <hipblaslt/hipblaslt.h>
+#include <hipfft/hipfft.h>
+#include <hipsparse/hipsparse.h>
+__global__ void scale(float* x, float a) { x[threadIdx.x] *= a; }
+int run(float* a, float* c, double* d, hipfftComplex* z, int* rows, int* cols, float* v, float* x, float* y) {
+  hipblasHandle_t h; hipblasCreate(&h);
+  const float one = 1.f; const double done = 1.0;
+  hipblasSgemmStridedBatched(h, HIPBLAS_OP_N, HIPBLAS_OP_T, 16, 16, 16, &one, a, 16, 256, a, 16, 256, &one,
+                             c, 16, 256, 4);
+  hipblasDgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_N, 8, 8, 8, &done, d, 8, d, 8, &done, d, 8);
+  hipblasLtHandle_t lt; hipblasLtCreate(&lt);
+  hipblasLtMatmulDesc_t desc; hipblasLtMatmulDescCreate(&desc, HIPBLAS_COMPUTE_32F, HIP_R_32F);
+  hipblasOperation_t t = HIPBLAS_OP_T;
+  hipblasLtMatmulDescSetAttribute(desc, HIPBLASLT_MATMUL_DESC_TRANSA, &t, sizeof(t));
+  hipblasLtMatrixLayout_t la; hipblasLtMatrixLayoutCreate(&la, HIP_R_32F, 16, 16, 16);
+  hipblasLtMatmulPreference_t pref; hipblasLtMatmulPreferenceCreate(&pref);
+  hipblasLtMatmulHeuristicResult_t res[1]; int n = 0;
+  hipblasLtMatmulAlgoGetHeuristic(lt, desc, la, la, la, la, pref, 1, res, &n);
+  hipblasLtMatmul(lt, desc, &one, a, la, a, la, &one, c, la, c, la, &res[0].algo, nullptr, 0, 0);
+  hipfftHandle plan; hipfftPlan1d(&plan, 256, HIPFFT_C2C, 1);
+  hipfftExecC2C(plan, z, z, HIPFFT_FORWARD);
+  hipsparseHandle_t sp; hipsparseCreate(&sp);
+  hipsparseSpMatDescr_t A; hipsparseDnVecDescr_t X, Y; size_t bytes = 0;
+  hipsparseCreateCsr(&A, 4, 4, 4, rows, cols, v, HIPSPARSE_INDEX_32I, HIPSPARSE_INDEX_32I,
+                     HIPSPARSE_INDEX_BASE_ZERO, HIP_R_32F);
+  hipsparseCreateDnVec(&X, 4, x, HIP_R_32F); hipsparseCreateDnVec(&Y, 4, y, HIP_R_32F);
+  hipsparseSpMV_bufferSize(sp, HIPSPARSE_OPERATION_NON_TRANSPOSE, &one, A, X, &one, Y, HIP_R_32F,
+                           HIPSPARSE_SPMV_ALG_DEFAULT, &bytes);
+  scale<<<1, 64>>>(x, 2.f);
+  return 0;
+}
+"""
+
+
+@pytest.mark.toolchain("clang")
+def test_units_calling_rocm_libraries_compile_for_gfx950(tmp_path: Path) -> None:
+    # hipBLAS, hipBLASLt, hipFFT and hipSPARSE come from porter's overlay (ROCm 6.3 declarations):
+    # such units are checked, not "not checked: <hipfft/hipfft.h> ..."
+    build, kernels = compile_snippet(tmp_path, ROCM_LIBRARIES)
+    assert build.ok, build.stderr
+    assert [k.kernel for k in kernels] == ["scale(float*, float)"]
+
+
+@pytest.mark.toolchain("clang")
+def test_overlay_library_calls_are_type_checked(tmp_path: Path) -> None:
+    # a wrong argument type still fails, as against ROCm's own headers
+    build, _ = compile_snippet(tmp_path, "#include <hipfft/hipfft.h>\n"
+                               "int f(hipfftHandle p, double* x) { return hipfftExecR2C(p, x, nullptr); }\n")
+    assert not build.ok and "hipfftExecR2C" in build.stderr
+
+
+@pytest.mark.toolchain("clang")
+def test_typed_allocation_wrappers_of_rocm63(tmp_path: Path) -> None:
+    # cudaHostAlloc(&int_ptr, ...) ports to hipHostAlloc(&int_ptr, ...): ROCm 6.3 has the typed
+    # C++ overload, HIP 5.2 only the void** one (the overlay's hip_runtime_api.h adds it)
+    build, _ = compile_snippet(tmp_path, """
+int host(int** p, float** q, size_t* pitch) {
+  return hipHostAlloc(p, 64, hipHostMallocPortable) == hipSuccess &&
+         hipMallocPitch(q, pitch, 16, 16) == hipSuccess;
+}""")
+    assert build.ok, build.stderr
+
+
+@pytest.mark.toolchain("clang")
+def test_min_of_a_coordinate_resolves_as_on_rocm63(tmp_path: Path) -> None:
+    # blockDim.x is an unsigned int in ROCm 6.3; HIP 5.2's proxy type made min(rem, blockDim.x)
+    # ambiguous (cuda-samples eigenvalues) until the overlay's porter_coordinates.h
+    build, _ = compile_snippet(tmp_path, """
+__global__ void k(unsigned* out, unsigned rem) {
+  for (unsigned i = 0; i < min(rem, blockDim.x); ++i) out[i] = max(threadIdx.x, rem) + min(blockDim.x, gridDim.x);
+}""")
+    assert build.ok, build.stderr
+
+
+@pytest.mark.toolchain("clang")
+def test_cooperative_groups_before_the_runtime_header(tmp_path: Path) -> None:
+    # <hip/hip_cooperative_groups.h> first (cooperative_groups.h before cuda_runtime.h in the
+    # original): ROCm 6.x's helper includes the runtime header it uses, HIP 5.2's did not
+    src = tmp_path / "cg_first.hip"
+    src.write_text("#include <hip/hip_cooperative_groups.h>\n#include <hip/hip_runtime.h>\n"
+                   "namespace cg = cooperative_groups;\n"
+                   "__global__ void k(unsigned* o) { o[0] = cg::this_grid().size() + cg::this_thread_block().size(); }\n")
+    build, kernels = compile_unit(src, ClangHipOptions(), tmp_path / "build")
+    assert build.ok, build.stderr
+    assert len(kernels) == 1
+
+
+# ---- the instruction mix porter.perfmodel.isa reads ------------------------------------------
+def _recorded_isa():
+    asm = (RECORDED / "mfma_bf16_gfx950.s").read_text()
+    kernels = parse_resource_usage((RECORDED / "mfma_bf16_gfx950.remarks.txt").read_text(), "u", "gfx950", metadata=asm)
+    names = demangle([k.kernel for k in kernels])
+    return kernel_isa(asm, [k.model_copy(update={"kernel": names[k.kernel]}) for k in kernels])
+
+
+def test_kernel_isa_classes_and_patterns_from_recorded_assembly() -> None:
+    found = {name.split("(")[0]: k for name, k in _recorded_isa().items()}
+    assert set(found) == {"mfma_tile", "lds_reverse", "void warp_sum<64>"}
+    tile = found["mfma_tile"]
+    # one v_mfma_f32_16x16x32_bf16: 16 x 16 x 32 MACs x 2 over 64 lanes
+    assert [(i.cls, i.flops) for i in tile.instrs if i.cls == "matrix"] == [("matrix", 256)]
+    assert [(i.cls, i.bytes, i.pattern) for i in tile.instrs if i.cls.startswith("global")] == \
+        [("global_load", 16, "contiguous")] * 3 + [("global_store", 16, "contiguous")]
+    rev = found["lds_reverse"]
+    assert rev.lds_bytes == 4096 and [i.cls for i in rev.instrs if i.cls in ("lds_read", "lds_write", "barrier")] \
+        == ["lds_write", "barrier", "lds_read"]
+    ws = found["void warp_sum<64>"]
+    assert sum(i.cls == "shuffle" for i in ws.instrs) == 6  # offsets 32 .. 1 over the wave64
+    # out[blockIdx.x]: one address for the wave
+    assert [i.pattern for i in ws.instrs if i.cls == "global_store"] == ["uniform"]
+
+
+def test_kernel_isa_lane_arithmetic_and_loops() -> None:
+    from porter.state import KernelResources
+
+    asm = """\t.type\tk,@function
+k:
+\tv_and_b32_e32 v2, 0x3ff, v0
+\tv_bfe_u32 v3, v0, 10, 10
+\tv_mad_u64_u32 v[4:5], s[0:1], s6, v3, v[2:3]
+\tv_lshl_add_u64 v[6:7], v[4:5], 2, s[8:9]
+\tglobal_load_dword v8, v[6:7], off
+\tv_mul_lo_u32 v9, v2, s5
+\tv_lshlrev_b32_e32 v9, 2, v9
+.LBB0_1:                                ; =>This Inner Loop Header: Depth=1
+\tglobal_load_dword v10, v9, s[2:3]
+\tv_fmac_f32_e32 v11, v10, v8
+\ts_cbranch_scc1 .LBB0_1
+; %bb.2:
+\tglobal_store_dword v3, v11, s[4:5]
+\ts_endpgm
+.Lfunc_end0:
+"""
+    res = KernelResources(kernel="k", unit="u", arch="gfx950", vgprs=12, agprs=4, sgprs=10, lds_bytes=0,
+                          scratch_bytes=0, vgpr_spill=0, sgpr_spill=0, occupancy=8)
+    k = kernel_isa(asm, [res])["k"]
+    assert k.registers == 16
+    # x + y * s6, in 4-byte elements: contiguous; x * s5 (a row stride): strided; y alone: uniform
+    assert [(i.cls, i.pattern) for i in k.instrs if i.cls.startswith("global")] == \
+        [("global_load", "contiguous"), ("global_load", "strided"), ("global_store", "uniform")]
+    assert [[k.instrs[i].cls for i in loop] for loop in k.loops] == [["global_load", "fp", "other"]]

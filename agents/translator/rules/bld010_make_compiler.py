@@ -89,9 +89,10 @@ _OP = re.compile(rb"[ \t]*(::?=|:::=|=)")
 def _overridable(data: bytes, line: MakeLine) -> Iterator[Hit]:
     """`CUDA_DIR = /usr/local/cuda` -> `ROCM_PATH ?= /opt/rocm`: a plain assignment in a file beats
     the environment (GNU make 6.10), so a ROCm elsewhere, announced by $ROCM_PATH as ROCm's own
-    tools expect, would never be used."""
+    tools expect, would never be used. The same holds for `CUDA_INSTALL_PATH = $(CUDA_DIR)`, whose
+    reference becomes /opt/rocm."""
     words = [w.text for w in line.words]
-    if len(words) != 1 or not _CUDA_DIR.match(words[0]):
+    if len(words) != 1 or not (_CUDA_DIR.match(words[0]) or _VAR_REF.fullmatch(words[0])):
         return
     m = _OP.match(data, line.name_start + len(line.name), line.anchor)
     if m is None or m.end() != line.anchor:

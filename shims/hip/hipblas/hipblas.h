@@ -2,9 +2,12 @@
  *
  * Stands in for ROCm 6.3's hipblas.h, which Debian does not package (it has no hipBLAS
  * or rocBLAS). Declarations only, written from the documented hipBLAS 2.3 API of
- * ROCm 6.3 (hipBLAS API reference): handle life cycle and stream, status and operation
- * enums, hipblasSgemm and hipblasGemmEx. Enough for porter to compile-check a port's
- * calls; nothing here links or runs. A port must name enumerators, never numbers.
+ * ROCm 6.3 (hipBLAS API reference): handle life cycle, stream and pointer mode, host/device
+ * copies of vectors and matrices, the single and double precision routines a cuBLAS port
+ * calls most (axpy, dot, nrm2, scal, gemv, gemm, batched and strided-batched gemm) and
+ * hipblasGemmEx; the status, operation and compute types come from hipblas-common.h as in
+ * ROCm 6.3. Enough for porter to compile-check a port's calls; nothing here links or runs.
+ * A port must name enumerators, never numbers.
  *
  * hipblasGemmEx's types follow ROCm 6.3: hipblasDatatype_t by default, hipDataType and
  * hipblasComputeType_t when the port defines HIPBLAS_V2 (the default from ROCm 7.0).
@@ -13,6 +16,7 @@
 
 #include <hip/hip_runtime_api.h>
 #include <hip/library_types.h>
+#include <hipblas-common/hipblas-common.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -20,28 +24,9 @@ extern "C" {
 #endif
 
 typedef void* hipblasHandle_t;
+typedef int64_t hipblasStride;
 
-typedef enum {
-  HIPBLAS_STATUS_SUCCESS = 0,
-  HIPBLAS_STATUS_NOT_INITIALIZED = 1,
-  HIPBLAS_STATUS_ALLOC_FAILED = 2,
-  HIPBLAS_STATUS_INVALID_VALUE = 3,
-  HIPBLAS_STATUS_MAPPING_ERROR = 4,
-  HIPBLAS_STATUS_EXECUTION_FAILED = 5,
-  HIPBLAS_STATUS_INTERNAL_ERROR = 6,
-  HIPBLAS_STATUS_NOT_SUPPORTED = 7,
-  HIPBLAS_STATUS_ARCH_MISMATCH = 8,
-  HIPBLAS_STATUS_HANDLE_IS_NULLPTR = 9,
-  HIPBLAS_STATUS_INVALID_ENUM = 10,
-  HIPBLAS_STATUS_UNKNOWN = 11
-} hipblasStatus_t;
 
-/* The BLAS reference (CBLAS) values, which hipBLAS and rocBLAS share. */
-typedef enum {
-  HIPBLAS_OP_N = 111,
-  HIPBLAS_OP_T = 112,
-  HIPBLAS_OP_C = 113
-} hipblasOperation_t;
 
 typedef enum {
   HIPBLAS_R_16F = 150,
@@ -63,19 +48,6 @@ typedef enum {
   HIPBLAS_DATATYPE_INVALID = 255
 } hipblasDatatype_t;
 
-typedef enum {
-  HIPBLAS_COMPUTE_16F = 0,
-  HIPBLAS_COMPUTE_16F_PEDANTIC = 1,
-  HIPBLAS_COMPUTE_32F = 2,
-  HIPBLAS_COMPUTE_32F_PEDANTIC = 3,
-  HIPBLAS_COMPUTE_32F_FAST_16F = 4,
-  HIPBLAS_COMPUTE_32F_FAST_16BF = 5,
-  HIPBLAS_COMPUTE_32F_FAST_TF32 = 6,
-  HIPBLAS_COMPUTE_64F = 7,
-  HIPBLAS_COMPUTE_64F_PEDANTIC = 8,
-  HIPBLAS_COMPUTE_32I = 9,
-  HIPBLAS_COMPUTE_32I_PEDANTIC = 10
-} hipblasComputeType_t;
 
 typedef enum {
   HIPBLAS_GEMM_DEFAULT = 160
@@ -86,7 +58,58 @@ hipblasStatus_t hipblasDestroy(hipblasHandle_t handle);
 hipblasStatus_t hipblasSetStream(hipblasHandle_t handle, hipStream_t stream);
 hipblasStatus_t hipblasGetStream(hipblasHandle_t handle, hipStream_t* stream);
 
+typedef enum { HIPBLAS_POINTER_MODE_HOST = 0, HIPBLAS_POINTER_MODE_DEVICE = 1 } hipblasPointerMode_t;
+
+hipblasStatus_t hipblasSetPointerMode(hipblasHandle_t handle, hipblasPointerMode_t mode);
+hipblasStatus_t hipblasGetPointerMode(hipblasHandle_t handle, hipblasPointerMode_t* mode);
+const char* hipblasStatusToString(hipblasStatus_t status);
+
+/* Host <-> device copies (element size in bytes, strides in elements). */
+hipblasStatus_t hipblasSetVector(int n, int elemSize, const void* x, int incx, void* y, int incy);
+hipblasStatus_t hipblasGetVector(int n, int elemSize, const void* x, int incx, void* y, int incy);
+hipblasStatus_t hipblasSetMatrix(int rows, int cols, int elemSize, const void* AP, int lda, void* BP, int ldb);
+hipblasStatus_t hipblasGetMatrix(int rows, int cols, int elemSize, const void* AP, int lda, void* BP, int ldb);
+
+/* Level 1 */
+hipblasStatus_t hipblasSaxpy(hipblasHandle_t handle, int n, const float* alpha, const float* x, int incx,
+                             float* y, int incy);
+hipblasStatus_t hipblasDaxpy(hipblasHandle_t handle, int n, const double* alpha, const double* x, int incx,
+                             double* y, int incy);
+hipblasStatus_t hipblasSdot(hipblasHandle_t handle, int n, const float* x, int incx, const float* y, int incy,
+                            float* result);
+hipblasStatus_t hipblasDdot(hipblasHandle_t handle, int n, const double* x, int incx, const double* y, int incy,
+                            double* result);
+hipblasStatus_t hipblasSnrm2(hipblasHandle_t handle, int n, const float* x, int incx, float* result);
+hipblasStatus_t hipblasDnrm2(hipblasHandle_t handle, int n, const double* x, int incx, double* result);
+hipblasStatus_t hipblasSscal(hipblasHandle_t handle, int n, const float* alpha, float* x, int incx);
+hipblasStatus_t hipblasDscal(hipblasHandle_t handle, int n, const double* alpha, double* x, int incx);
+
+/* Level 2: y = alpha * op(A) * x + beta * y */
+hipblasStatus_t hipblasSgemv(hipblasHandle_t handle, hipblasOperation_t trans, int m, int n, const float* alpha,
+                             const float* AP, int lda, const float* x, int incx, const float* beta, float* y,
+                             int incy);
+hipblasStatus_t hipblasDgemv(hipblasHandle_t handle, hipblasOperation_t trans, int m, int n, const double* alpha,
+                             const double* AP, int lda, const double* x, int incx, const double* beta, double* y,
+                             int incy);
+
 /* Column-major, as in the reference BLAS: C = alpha * op(A) * op(B) + beta * C. */
+hipblasStatus_t hipblasDgemm(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB,
+                             int m, int n, int k, const double* alpha, const double* AP, int lda,
+                             const double* BP, int ldb, const double* beta, double* CP, int ldc);
+hipblasStatus_t hipblasSgemmBatched(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB,
+                                    int m, int n, int k, const float* alpha, const float* const AP[], int lda,
+                                    const float* const BP[], int ldb, const float* beta, float* const CP[], int ldc,
+                                    int batchCount);
+hipblasStatus_t hipblasSgemmStridedBatched(hipblasHandle_t handle, hipblasOperation_t transA,
+                                           hipblasOperation_t transB, int m, int n, int k, const float* alpha,
+                                           const float* AP, int lda, hipblasStride strideA, const float* BP, int ldb,
+                                           hipblasStride strideB, const float* beta, float* CP, int ldc,
+                                           hipblasStride strideC, int batchCount);
+hipblasStatus_t hipblasDgemmStridedBatched(hipblasHandle_t handle, hipblasOperation_t transA,
+                                           hipblasOperation_t transB, int m, int n, int k, const double* alpha,
+                                           const double* AP, int lda, hipblasStride strideA, const double* BP, int ldb,
+                                           hipblasStride strideB, const double* beta, double* CP, int ldc,
+                                           hipblasStride strideC, int batchCount);
 hipblasStatus_t hipblasSgemm(hipblasHandle_t handle, hipblasOperation_t transA,
                              hipblasOperation_t transB, int m, int n, int k,
                              const float* alpha, const float* AP, int lda,
