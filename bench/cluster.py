@@ -149,7 +149,9 @@ def main() -> int:
 
     rules_only = PortOptions(verify=False)
     local_a, wall_la = timed_port(tree, work / "a-local", rules_only)
-    ray_a, wall_ra = timed_port(tree, work / "a-ray", rules_only, cluster.RayDispatcher())
+    dispatcher = cluster.RayDispatcher()
+    ray_a, wall_ra = timed_port(tree, work / "a-ray", rules_only, dispatcher)
+    dispatcher.close()
     differ_a = same_tree(work / "a-local", work / "a-ray", (local_a.run_id, ray_a.run_id))
     lines += ["", f"A  whole tree, rules only: in process {wall_la:.1f} s, Ray {wall_ra:.1f} s "
                   f"(Ray itself took {ray_start:.1f} s to start, not counted); "
@@ -160,7 +162,9 @@ def main() -> int:
     taken = subset(tree, part, args.verify_units)
     verified = PortOptions(max_iterations=1)
     local_b, wall_lb = timed_port(part, work / "b-local", verified)
-    ray_b, wall_rb = timed_port(part, work / "b-ray", verified, cluster.RayDispatcher())
+    dispatcher = cluster.RayDispatcher()
+    ray_b, wall_rb = timed_port(part, work / "b-ray", verified, dispatcher)
+    dispatcher.close()  # its tree snapshots; the Ray this script started stays up until the end
     differ_b = same_tree(work / "b-local", work / "b-ray", (local_b.run_id, ray_b.run_id))
     verdicts = {}
     for r in local_b.units.values():

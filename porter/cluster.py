@@ -233,8 +233,11 @@ class RayDispatcher(Dispatcher):
         self.task_timeout_s = task_timeout_s
         self._started = False
         if not ray.is_initialized():
+            # A Ray porter starts here (no address given or in RAY_ADDRESS) offers the toolchains found here.
+            local = address is None and not os.environ.get("RAY_ADDRESS")
             try:
-                ray.init(address=address, log_to_driver=False, include_dashboard=False)
+                ray.init(address=address, log_to_driver=False, include_dashboard=False,
+                         **({"resources": local_toolchains()} if local else {}))
             except (ConnectionError, RuntimeError, ValueError) as e:
                 raise ClusterError(f"cannot reach a Ray cluster at {address or 'the default address'}: {e}") from e
             self._started = True
@@ -333,6 +336,22 @@ class RayDispatcher(Dispatcher):
         digest = hashlib.sha256(pickle.dumps(sorted(files.items()))).hexdigest()[:24]
         self._digests.add(digest)
         return Tree(root=str(root), digest=digest, ref=(self._ray.put(files),))
+
+
+def local_toolchains() -> dict[str, float]:
+    """The toolchain resources this machine can offer Ray: a slot per CPU for each compiler found."""
+    from porter.toolchains import ToolchainMissing
+    from porter.toolchains.clang_hip import find_clang
+    from porter.toolchains.nvcc import find_nvcc
+
+    found = {}
+    for resource, find in (("clang22", find_clang), ("nvcc", find_nvcc)):
+        try:
+            find()
+        except ToolchainMissing:
+            continue
+        found[resource] = float(os.cpu_count() or 1)
+    return found
 
 
 def _trees_dir() -> Path:

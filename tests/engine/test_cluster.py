@@ -160,3 +160,18 @@ def test_tree_snapshots_are_written_once_and_removed_at_close(tmp_path: Path, ra
     assert all(text == "__global__ void k() {}\n" for _, text in written)
     dispatcher.close()
     assert not Path(written[0][0]).exists()
+
+
+def test_a_ray_porter_starts_offers_the_toolchains_found_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PORTER_CLANG", str(tmp_path / "no-such-clang"))
+    monkeypatch.setenv("PORTER_NVCC", str(tmp_path / "no-such-nvcc"))
+    assert cluster.local_toolchains() == {}
+    monkeypatch.delenv("PORTER_CLANG")
+    from porter.toolchains import ToolchainMissing
+    from porter.toolchains.clang_hip import find_clang
+
+    try:
+        find_clang()
+    except ToolchainMissing:
+        return  # no clang 22 here: nothing more to offer
+    assert cluster.local_toolchains() == {"clang22": float(os.cpu_count() or 1)}
