@@ -215,25 +215,40 @@ class PerfEstimate(Frozen):
     """The perfmodel's predicted time of one ported kernel against its direct-hipify baseline.
 
     A prediction, never a measurement: shown as "estimated (perfmodel, gfx950)" wherever it is
-    shown (porter.perfmodel; the Triton GEMM estimate is agents/verifier/estimate.py).
+    shown (porter.perfmodel). Two methods: "gemm", the tile model of a Triton GEMM
+    (agents/verifier/estimate.py), and "isa", the instruction-mix model of a C++/HIP kernel from
+    its gfx950 device assembly and the spec's launch (porter.perfmodel.isa).
     """
 
     kernel: str
     device: str = "gfx950"
-    shape: tuple[int, int, int]  # M, N, K of the GEMM the times are for
-    dtype: str  # the perfmodel's operand dtype: fp16, bf16, ...
-    shape_from: str  # where M, N, K came from: the spec's arguments, or a default and why
+    method: Literal["gemm", "isa"] = "gemm"
+    shape: tuple[int, int, int] = (0, 0, 0)  # gemm: M, N, K of the GEMM the times are for
+    dtype: str = ""  # gemm: the perfmodel's operand dtype: fp16, bf16, ...
+    shape_from: str = ""  # where the problem came from: the spec's arguments, or a default and why
+    launch: str = ""  # isa: the spec's grid x block the times are for
     port_config: str = ""  # the config the prediction is for (the best of an autotune list)
     port_us: float | None = None
     baseline_config: str = ""  # the original's config, run unchanged on the device
     baseline_us: float | None = None
     ratio: float | None = None  # port / baseline: < 1 is faster
-    verdict: Literal["faster", "slower", "equal", "baseline-does-not-fit", "port-does-not-fit", "not-estimated"]
+    bound: str = ""  # isa: what limits the port (issue, dram, cache, lds, compute, atomic, latency)
+    baseline_bound: str = ""
+    verdict: Literal["faster", "slower", "equal", "baseline-does-not-fit", "baseline-does-not-compile",
+                     "port-does-not-fit", "not-estimated"]
     reason: str = ""
 
     @property
     def label(self) -> str:
-        return f"estimated (perfmodel, {self.device})"
+        return f"estimated (perfmodel, {self.device})" if self.method == "gemm" else \
+            f"estimated (perfmodel isa, {self.device})"
+
+    @property
+    def problem(self) -> str:
+        """What the times are for: `MxNxK dtype` (gemm) or the launch (isa)."""
+        if self.method == "isa":
+            return self.launch
+        return f"{self.shape[0]}x{self.shape[1]}x{self.shape[2]} {self.dtype}"
 
 
 class UnitResult(Frozen):
@@ -246,7 +261,7 @@ class UnitResult(Frozen):
     kernels: tuple[KernelResources, ...] = ()
     checks: tuple[KernelCheck, ...] = ()  # numerics and timing, when an executor ran the kernels
     controls: tuple[str, ...] = ()  # "kernel: summary" of the original built for NVIDIA (Triton's PTX control)
-    estimates: tuple[PerfEstimate, ...] = ()  # predicted, not measured: GEMM-like Triton kernels without an AMD GPU
+    estimates: tuple[PerfEstimate, ...] = ()  # predicted, not measured: Triton GEMMs, HIP kernels with a spec
     failure_class: str = ""  # e.g. "missing-declaration", "syntax", "sync-mask-width"
     reason: str = ""  # for not-checked: why (missing toolchain, not a unit, ...)
 

@@ -1,4 +1,9 @@
-"""The perfmodel's estimate of a ported Triton GEMM on gfx950, against its direct-hipify baseline.
+"""The perfmodel's estimate of a port on gfx950 against its direct-hipify baseline.
+
+HIP C++ kernels (estimate_hip_kernel, at the end): porter.perfmodel.isa on the instruction mix of
+the port's and the direct hipify's gfx950 assembly, at the launch of the spec's [[verify.kernel]].
+
+Triton GEMMs:
 
 Where no AMD GPU runs the port, the verifier records for each GEMM-like `[[verify.triton]]`
 kernel (one tl.dot) what porter.perfmodel.gemm predicts on gfx950 for
@@ -19,15 +24,18 @@ GEMM: its estimate is "not-estimated". Pure functions of the two source texts an
 
 from __future__ import annotations
 
+import math
+
 import libcst as cst
 
 from porter import hardware
 from porter import triton_source as src
 from porter.agents.microarch import triton_configs as tc
+from porter.perfmodel import isa
 from porter.perfmodel.gemm import Candidates, Gemm, GemmConfig, evaluate
 from porter.state import PerfEstimate
 from porter.verify.executors import MIN_NOISE
-from porter.verify.spec import ArrayArg, TritonSpec, evaluate_int
+from porter.verify.spec import ArrayArg, KernelSpec, TritonSpec, evaluate_int
 
 ARCH = "gfx950"
 DEFAULT_SHAPE = (4096, 4096, 4096)
@@ -190,3 +198,62 @@ def _not_estimated(entry: TritonSpec, reason: str, *, shape: tuple[int, int, int
                    dtype: str = DEFAULT_DTYPE, shape_from: str = "") -> PerfEstimate:
     return PerfEstimate(kernel=entry.label, device=ARCH, shape=shape, dtype=dtype, shape_from=shape_from,
                         verdict="not-estimated", reason=reason)
+
+
+# ---- HIP C++ kernels: the instruction-mix model (porter.perfmodel.isa) -------------------------
+# Bytes per element of the spec's dtypes.
+DTYPE_BYTES = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i32": 4, "u32": 4, "u8": 1}
+
+
+def launch_of(entry: KernelSpec) -> isa.Launch:
+    """The spec's launch as the ISA model takes it: threads, workgroup size, the bytes its arrays
+    move (an inout array both ways), and each thread's share of the work: 2 x depth FP operations
+    per output element when the spec gives a depth (a matmul or reduction), else the input bytes."""
+    block = math.prod(entry.block_dims())
+    threads = math.prod(entry.grid_dims()) * block
+    moved = inputs = 0.0
+    for a in entry.arrays:
+        size = math.prod(entry.shape_of(a)) * DTYPE_BYTES[a.dtype]
+        moved += size * (2 if a.intent == "inout" else 1)
+        inputs += size if a.intent != "out" else 0
+    if entry.depth is not None:
+        out = entry.arg(entry.output_names[0])
+        elements = math.prod(entry.shape_of(out))  # type: ignore[arg-type]
+        return isa.Launch(threads, block, moved, 2.0 * entry.depth_value() * elements / threads, "flops")
+    return isa.Launch(threads, block, moved, inputs / threads, "bytes")
+
+
+def estimate_hip_kernel(entry: KernelSpec, port: isa.KernelIsa | None, baseline: isa.KernelIsa | None,
+                        baseline_error: str = "", arch: str = ARCH) -> PerfEstimate:
+    """The port's predicted gfx950 time against the direct hipify's, from both compiles' assembly.
+
+    `baseline` None with `baseline_error` set: the direct hipify did not compile for the target
+    (a port that needed porter's rewrites to build at all)."""
+    dev = hardware.get(arch)
+    launch = launch_of(entry)
+    grid = "x".join(str(g) for g in entry.grid_dims() if g > 1) or "1"
+    block = "x".join(str(b) for b in entry.block_dims() if b > 1) or "1"
+    common = dict(kernel=entry.name, device=arch, method="isa", launch=f"grid {grid} x block {block}",
+                  shape_from="the spec's [[verify.kernel]] launch and arrays")
+    if port is None:
+        return PerfEstimate(**common, verdict="not-estimated", reason="no kernel of this name in the port's assembly")
+    p = isa.predict(port, launch, dev)
+    if baseline is None:
+        return PerfEstimate(**common, port_us=_us(p.time_s), bound=p.bound,
+                            verdict="baseline-does-not-compile" if baseline_error else "not-estimated",
+                            reason=baseline_error or "no kernel of this name in the hipify's assembly")
+    b = isa.predict(baseline, launch, dev)
+    ratio, verdict = isa.verdict(p.time_s, b.time_s, EQUAL_BAND)
+    return PerfEstimate(**common, port_us=_us(p.time_s), baseline_us=_us(b.time_s), ratio=round(ratio, 4),
+                        verdict=verdict, bound=p.bound, baseline_bound=b.bound)
+
+
+def kernel_named(found: dict[str, isa.KernelIsa], name: str) -> isa.KernelIsa | None:
+    """The kernel a spec names (`sgemm` or `sgemm<64>`) among demangled names (`void sgemm<64>(float*)`)."""
+    want = "".join(name.split())
+    for full, k in found.items():
+        head = "".join(full.split("(")[0].split())
+        head = head.removeprefix("void")
+        if head == want or head.split("<")[0] == want:
+            return k
+    return None

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 
 from porter.agents.translator.tokens import is_extension
 from porter.agents.verifier.failures import first_error, route_of, toolchain_gap
 from porter.llm.budget import Budget, Usage
-from porter.state import Attempt, FileKind, PortState, UnitResult
+from porter.perfmodel.isa import KernelIsa
+from porter.state import Attempt, BuildResult, FileKind, KernelResources, PerfEstimate, PortState, UnitResult
 from porter.syntax import SourceFile, lang_for
 from porter.toolchains import ToolchainMissing, clang_hip, nvcc
 from porter.workspace import Workspace
@@ -47,8 +49,9 @@ def verifier(state: PortState, ws: Workspace) -> dict:
     else:
         progress = _progress_writer()
         results = {}
+        baseline = hipify_tree(ws, todo)
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            futures = {pool.submit(verify_unit, state, ws, u): u for u in todo}
+            futures = {pool.submit(verify_unit, state, ws, u, baseline): u for u in todo}
             for done, future in enumerate(as_completed(futures), 1):
                 unit = futures[future]
                 results[unit] = future.result()
@@ -214,7 +217,21 @@ def _progress_writer():
         return lambda event: None
 
 
-def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:
+def hipify_tree(ws: Workspace, units: list[str]) -> Path | None:
+    """The translator-only tree (the direct hipify), written once per verifier pass when a C++ unit
+    to verify has a [[verify.kernel]] spec: the baseline of the HIP estimates."""
+    from porter.verify.spec import SpecError, load_spec
+
+    if not (ws.root / "porter.toml").is_file():
+        return None
+    try:
+        wanted = {k.unit for k in load_spec(ws.root).kernels} & {u for u in units if not u.endswith(".py")}
+    except SpecError:
+        return None
+    return ws.snapshot(ws.state_dir / "estimate" / "hipify", agents={"translator"}) if wanted else None
+
+
+def verify_unit(state: PortState, ws: Workspace, unit: str, hipify: Path | None = None) -> UnitResult:
     if unit.endswith(".py"):
         return verify_triton(state, ws, unit)
     ported = ws.root / unit
@@ -235,7 +252,8 @@ def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:
         original_build = None
     if port_build.ok:
         return UnitResult(unit=unit, verdict="compiled", port_build=port_build, original_build=original_build,
-                          kernels=tuple(k.model_copy(update={"unit": unit}) for k in kernels))
+                          kernels=tuple(k.model_copy(update={"unit": unit}) for k in kernels),
+                          estimates=hip_estimates(state, ws, unit, port_build, kernels, hipify))
     error = first_error(port_build.stderr)
     if gap := toolchain_gap(error):
         return UnitResult(unit=unit, verdict="not-checked", port_build=port_build, original_build=original_build,
@@ -243,6 +261,41 @@ def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:
     return UnitResult(unit=unit, verdict="failed", port_build=port_build, original_build=original_build,
                       failure_class=error.failure_class if error else "other",
                       reason=f"{error.file}:{error.line}:{error.column}: {error.message}" if error else port_build.stderr[-500:])
+
+
+def hip_estimates(state: PortState, ws: Workspace, unit: str, port_build: BuildResult,
+                  kernels: list[KernelResources], hipify: Path | None = None) -> tuple[PerfEstimate, ...]:
+    """For each [[verify.kernel]] of the unit, the perfmodel's estimate of the port's gfx950 time
+    against the direct hipify's (the translator-only tree `hipify`, written here when not given,
+    compiled the same way), from both assemblies' instruction mix (agents/verifier/estimate.py):
+    a prediction, labelled as one, that never fails the unit. No spec entry, no estimate."""
+    from porter.agents.verifier.estimate import estimate_hip_kernel, kernel_named
+    from porter.verify.spec import SpecError, load_spec
+
+    try:
+        entries = [k for k in load_spec(ws.root).kernels if k.unit == unit]
+    except SpecError:
+        return ()  # the numerics check reports a bad spec
+    if not entries:
+        return ()
+    opts = clang_hip.ClangHipOptions(arch=state.options.arch)
+    port = clang_hip.kernel_isa(Path(port_build.artifacts[0]).read_text(), kernels)
+    tree = hipify or ws.snapshot(ws.state_dir / "estimate" / unit / "tree", agents={"translator"})
+    base_src = tree / unit
+    baseline: dict[str, KernelIsa] = {}
+    error = ""
+    if base_src.is_file():
+        base_build, base_kernels = clang_hip.compile_unit(
+            base_src, replace(opts, include_dirs=(base_src.parent,)), ws.state_dir / "estimate" / unit / "build")
+        if base_build.ok:
+            baseline = clang_hip.kernel_isa(Path(base_build.artifacts[0]).read_text(), base_kernels)
+        else:
+            err = first_error(base_build.stderr)
+            error = f"the direct hipify does not compile for {opts.arch}" + (f": {err.message}" if err else "")
+    else:
+        error = "the direct hipify has no such unit"
+    return tuple(estimate_hip_kernel(e, kernel_named(port, e.name), kernel_named(baseline, e.name), error, opts.arch)
+                 for e in entries)
 
 
 def verify_triton(state: PortState, ws: Workspace, unit: str) -> UnitResult:

@@ -68,6 +68,8 @@ class ModelParams(BaseModel):
     matrix_efficiency: Sourced
     fallback_matrix_efficiency: Sourced
     iteration_overhead_clk: Sourced  # per K-iteration of a workgroup: loop, barriers, waits
+    sector_bytes: Sourced  # the unit a wave's global accesses are served in (porter.perfmodel.isa)
+    atomics_per_clk: Sourced  # same-address global atomics the device completes per clock (perfmodel.isa)
 
 
 class Node(BaseModel):

@@ -97,11 +97,10 @@ def _units(r: Report) -> Table:
 
 def _estimates(r: Report) -> Table:
     t = Table(title="Estimated performance (perfmodel: predicted, not measured)", title_justify="left")
-    for name in ("unit", "kernel", "M x N x K", "estimate"):
+    for name in ("unit", "kernel", "problem", "estimate"):
         t.add_column(name)
     for unit, e in r.estimates:
-        t.add_row(escape(unit), escape(e.kernel), f"{e.shape[0]}x{e.shape[1]}x{e.shape[2]} {e.dtype}",
-                  escape(estimate_text(e)))
+        t.add_row(escape(unit), escape(e.kernel), escape(e.problem), escape(estimate_text(e)))
     return t
 
 

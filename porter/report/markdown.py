@@ -232,9 +232,13 @@ def _checks(r: Report) -> str:
 def estimate_text(e: PerfEstimate) -> str:
     """One estimate as a phrase: `estimated (perfmodel, gfx950): 0.82x the hipify time (faster)`."""
     if e.verdict in ("faster", "slower", "equal"):
-        return f"{e.label}: {e.ratio:.2f}x the hipify time ({e.verdict})"
+        bound = f"; bound: {e.bound}" + (f", hipify: {e.baseline_bound}" if e.baseline_bound != e.bound else "") \
+            if e.bound else ""
+        return f"{e.label}: {e.ratio:.2f}x the hipify time ({e.verdict}{bound})"
     if e.verdict == "baseline-does-not-fit":
         return f"{e.label}: the hipify baseline does not fit"
+    if e.verdict == "baseline-does-not-compile":
+        return f"{e.label}: the hipify baseline does not compile for {e.device}"
     return f"{e.label}: {e.verdict}"
 
 
@@ -245,14 +249,16 @@ def _estimates(r: Report) -> str:
     def us(x: float | None) -> str:
         return "-" if x is None else f"{x:.1f}"
 
-    rows = [[_code(unit), _code(e.kernel), f"{e.shape[0]}x{e.shape[1]}x{e.shape[2]} {e.dtype}",
+    rows = [[_code(unit), _code(e.kernel), e.problem,
              e.port_config or "-", us(e.port_us), e.baseline_config or "-", us(e.baseline_us),
              estimate_text(e), "; ".join(x for x in (e.shape_from, e.reason) if x)]
             for unit, e in r.estimates]
-    head = ["unit", "kernel", "M x N x K", "port config", "port us", "hipify config", "hipify us", "verdict", "basis"]
-    return ("## Estimated performance\n\nPredicted by porter's perfmodel, not measured: the port's launch config "
-            "(the best of an autotune list) against the original's run unchanged on the device (the direct "
-            "hipify). A ratio below 1 is faster. Estimates never fail a unit.\n\n"
+    head = ["unit", "kernel", "problem", "port config", "port us", "hipify config", "hipify us", "verdict", "basis"]
+    return ("## Estimated performance\n\nPredicted by porter's perfmodel, not measured: for a Triton GEMM, the "
+            "port's launch config (the best of an autotune list) against the original's run unchanged on the "
+            "device (the direct hipify); for a HIP kernel, the instruction mix of the port's gfx950 assembly "
+            "against the direct hipify's, at the spec's launch (perfmodel isa). A ratio below 1 is faster. "
+            "Estimates never fail a unit.\n\n"
             + _table(head, rows))
 
 

@@ -20,10 +20,12 @@ import re
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.resources import files
 from pathlib import Path
 
+from porter.perfmodel import lanes
+from porter.perfmodel.isa import Instr, KernelIsa
 from porter.state import BuildResult, KernelResources
 from porter.toolchains import ToolchainMissing, find_tool
 
@@ -273,6 +275,190 @@ def demangle(names: list[str]) -> dict[str, str]:
 
 
 __all__ = [
-    "HEADER_SET", "ClangHipOptions", "ToolchainMissing", "compile_unit", "count_mfma",
-    "demangle", "find_clang", "overlay_dir", "parse_resource_usage", "wavefront_define",
+    "HEADER_SET", "ClangHipOptions", "ToolchainMissing", "classify_amdgcn", "compile_unit", "count_mfma",
+    "demangle", "find_clang", "kernel_isa", "overlay_dir", "parse_resource_usage", "wavefront_define",
 ]
+
+
+# ---- The instruction mix porter.perfmodel.isa reads (the verifier's estimate of HIP ports) ----
+_BLOCK = re.compile(r"^(\.L(BB\w+)|; %bb\.\d+):")
+_LOOP_OF = re.compile(r"(?:Parent Loop|in Loop: Header=)\s*(BB\w+)")
+_INSTR = re.compile(r"^\s+([a-z]\w*)\s*([^;\n]*)")
+_MFMA_SHAPE = re.compile(r"v_s?mfma\w*?_(\d+)x(\d+)x(\d+)")
+# Bytes per lane of a memory instruction, by the size suffix of its mnemonic.
+_WIDTHS = (("dwordx4", 16), ("b128", 16), ("dwordx3", 12), ("b96", 12), ("dwordx2", 8), ("b64", 8),
+           ("dword", 4), ("b32", 4), ("short", 2), ("b16", 2), ("u16", 2), ("i16", 2), ("byte", 1),
+           ("b8", 1), ("u8", 1), ("i8", 1))
+# FP operations per lane of the vector FP instructions (fma = 2; packed = x2).
+_FLOPS = {"v_fma_f32": 2, "v_fmac_f32": 2, "v_fmaak_f32": 2, "v_fmamk_f32": 2, "v_mac_f32": 2, "v_add_f32": 1,
+          "v_sub_f32": 1, "v_subrev_f32": 1, "v_mul_f32": 1, "v_pk_fma_f32": 4, "v_pk_add_f32": 2,
+          "v_pk_mul_f32": 2, "v_fma_f16": 2, "v_pk_fma_f16": 4, "v_add_f16": 1, "v_mul_f16": 1,
+          "v_fma_f64": 2, "v_add_f64": 1, "v_mul_f64": 1, "v_max_f32": 1, "v_min_f32": 1}
+
+
+def _width(op: str) -> int:
+    n = next((n for suffix, n in _WIDTHS if suffix in op.split("_")[-1] or op.endswith(suffix)), 4)
+    return 2 * n if "read2" in op or "write2" in op or "load_2" in op or "store_2" in op else n
+
+
+_VREG = re.compile(r"^v\[?(\d+)")
+_INT = re.compile(r"^-?(0x[0-9a-fA-F]+|\d+)$")
+
+
+def _amd_value(regs: dict[str, lanes.Value], token: str) -> lanes.Value:
+    m = _VREG.match(token.strip().lstrip("-"))
+    return regs.get(f"v{m[1]}", 0) if m else 0  # SGPRs, literals, vcc, exec: the same in every lane
+
+
+def _amd_imm(token: str) -> int | None:
+    t = token.strip()
+    return int(t, 0) if _INT.match(t) else None
+
+
+def _amdgcn_step(op: str, ops: list[str], regs: dict[str, lanes.Value]) -> None:
+    """Update `regs` with what one AMDGCN vector instruction writes (see porter.perfmodel.lanes)."""
+    if not ops or not _VREG.match(ops[0]) or op.startswith(("global_store", "buffer_store", "flat_store", "ds_write")):
+        return
+    dest = f"v{_VREG.match(ops[0])[1]}"
+    name = re.sub(r"_e(32|64)$", "", op)
+    src = [o for o in ops[1:] if not (o.startswith("s[") and name.startswith(("v_add_co", "v_sub_co", "v_mad_u64",
+                                                                               "v_mad_i64")) and o is ops[1])]
+    if name.startswith(("v_add_co", "v_sub_co", "v_addc", "v_subb")) and len(ops) > 3:
+        src = ops[2:]  # d, carry-out, a, b
+    vals = [_amd_value(regs, o) for o in src]
+    k = _amd_imm(src[1]) if len(src) > 1 else None
+    if name.startswith(("global_load", "buffer_load", "flat_load", "ds_read", "ds_load", "global_atomic",
+                        "ds_bpermute", "ds_swizzle", "v_readlane", "v_readfirstlane")):
+        regs[dest] = None
+    elif name == "v_mbcnt_lo_u32_b32" and len(vals) == 2:
+        regs[dest] = lanes.add(1, vals[1])  # mbcnt(~0, x): the lane index (plus x)
+    elif name == "v_mbcnt_hi_u32_b32" and len(vals) == 2:
+        regs[dest] = vals[1]
+    elif name in ("v_mov_b32", "v_mov_b64") and vals:
+        regs[dest] = vals[0]
+    elif name in ("v_add_u32", "v_add_co_u32", "v_add_i32", "v_add3_u32", "v_or_b32", "v_or3_b32", "v_xad_u32",
+                  "v_add_nc_u32") and vals:
+        regs[dest] = lanes.add(*vals)
+    elif name in ("v_sub_u32", "v_sub_co_u32", "v_sub_i32") and len(vals) == 2:
+        regs[dest] = lanes.add(vals[0], lanes.scale(vals[1], -1))
+    elif name in ("v_subrev_u32", "v_subrev_co_u32") and len(vals) == 2:
+        regs[dest] = lanes.add(vals[1], lanes.scale(vals[0], -1))
+    elif name in ("v_lshlrev_b32", "v_lshlrev_b64") and (sh := _amd_imm(src[0])) is not None:
+        regs[dest] = lanes.scale(vals[1], 1 << sh)
+    elif name in ("v_lshrrev_b32", "v_ashrrev_i32", "v_lshrrev_b64", "v_ashrrev_i64") and \
+            (sh := _amd_imm(src[0])) is not None:
+        regs[dest] = lanes.shift_right(vals[1], sh)
+    elif name in ("v_bfe_u32", "v_bfe_i32") and k is not None:
+        regs[dest] = lanes.shift_right(vals[0], k)
+    elif name in ("v_lshl_add_u32", "v_lshl_add_u64", "v_lshl_or_b32") and k is not None and len(vals) == 3:
+        regs[dest] = lanes.add(lanes.scale(vals[0], 1 << k), vals[2])
+    elif name == "v_add_lshl_u32" and len(vals) == 3 and (sh := _amd_imm(src[2])) is not None:
+        regs[dest] = lanes.scale(lanes.add(vals[0], vals[1]), 1 << sh)
+    elif name.startswith(("v_mul_lo", "v_mul_u32_u24", "v_mul_i32_i24", "v_mad_u32_u24", "v_mad_i32_i24",
+                          "v_mad_u64_u32", "v_mad_i64_i32", "v_mad_u32")) and len(vals) >= 2:
+        a, b = _amd_imm(src[0]), _amd_imm(src[1])
+        product = lanes.scale(vals[0], b) if b is not None else lanes.scale(vals[1], a) if a is not None \
+            else lanes.times(vals[0], vals[1])
+        regs[dest] = lanes.add(product, vals[2]) if len(vals) > 2 and "mad" in name else product
+    elif name == "v_and_b32" and len(vals) == 2 and sum(v != 0 for v in vals) == 1 \
+            and any(_amd_imm(o) is not None for o in src):
+        regs[dest] = next(v for v in vals if v != 0)  # a mask (x & 0x3ff) keeps neighbours neighbours
+    elif name == "v_cndmask_b32" and len(vals) >= 2:
+        regs[dest] = lanes.merge(vals[0], vals[1])
+    else:
+        regs[dest] = lanes.opaque(*vals)
+
+
+def _address_operand(op: str, rest: str) -> int | None:
+    """Which operand of a global memory instruction holds the per-lane address (None: no VGPR address)."""
+    if op.startswith(("global_load", "flat_load")):
+        return 1
+    if op.startswith(("buffer_load", "buffer_store", "buffer_atomic")):
+        return 1 if ("offen" in rest or "idxen" in rest) else None
+    if op.startswith(("global_atomic", "flat_atomic")):
+        return 1 if re.search(r"\b(glc|sc0)\b", rest) else 0
+    return 0
+
+
+def classify_amdgcn(op: str, wave: int = 64) -> Instr | None:
+    """The perfmodel class of one AMDGCN mnemonic (None for what issues no work: s_nop, waits)."""
+    if op in ("s_nop", "s_waitcnt", "s_endpgm") or op.startswith(("s_waitcnt", "s_set", "s_sleep")):
+        return None
+    if op.startswith(("global_atomic", "buffer_atomic", "flat_atomic")):
+        return Instr("atomic", _width(op))
+    if op.startswith(("global_load", "buffer_load", "flat_load")):
+        return Instr("global_load", _width(op))
+    if op.startswith(("global_store", "buffer_store", "flat_store")):
+        return Instr("global_store", _width(op))
+    if op.startswith(("ds_bpermute", "ds_permute", "ds_swizzle")) or op.startswith("v_permlane") or "_dpp" in op:
+        return Instr("shuffle")
+    if op.startswith(("ds_read", "ds_load")):
+        return Instr("lds_read", _width(op))
+    if op.startswith("ds_"):
+        return Instr("lds_write", _width(op))
+    if op == "s_barrier":
+        return Instr("barrier")
+    if m := _MFMA_SHAPE.match(op):
+        mm, nn, kk = (int(g) for g in m.groups())
+        return Instr("matrix", flops=2 * mm * nn * kk // wave)
+    if op.replace("_e32", "").replace("_e64", "") in _FLOPS:
+        return Instr("fp", flops=_FLOPS[op.replace("_e32", "").replace("_e64", "")])
+    return Instr("other")
+
+
+def kernel_isa(asm: str, kernels: list[KernelResources], wave: int = 64) -> dict[str, KernelIsa]:
+    """Each kernel's classified instructions and loops, by the kernel's name as `kernels` gives it
+    (demangled); resources from the compiler's report. A loop is the instructions of every block
+    LLVM's loop comments place in it ("Loop Header", "in Loop: Header=", "Parent Loop"). Calls
+    (noinline helpers) are counted as the call instruction only."""
+    bodies = _function_bodies(asm)
+    mangled = demangle(list(bodies))
+    by_name = {mangled[m]: body for m, body in bodies.items()}
+    out = {}
+    for k in kernels:
+        body = by_name.get(k.kernel)
+        if body is None:
+            continue
+        instrs: list[Instr] = []
+        members: dict[str, list[int]] = {}
+        regs: dict[str, lanes.Value] = {"v0": 1}  # the work-item id: x in v0's low bits
+        block: set[str] = set()
+        label = ""
+        for line in body.splitlines():
+            if m := _BLOCK.match(line):
+                block, label = set(), m[2] or ""
+            if line.lstrip().startswith(";") or _BLOCK.match(line):
+                block |= set(_LOOP_OF.findall(line))
+                if "Loop Header" in line and label:
+                    block.add(label)
+                continue
+            m = _INSTR.match(line)
+            if not m or m[1].startswith("."):
+                continue
+            ins = classify_amdgcn(m[1], wave)
+            if ins is None:
+                continue
+            ops = [o.strip() for o in re.split(r",\s*", m[2].split(" offset")[0]) if o.strip()]
+            ops = [o.split()[0] for o in ops]
+            if ins.cls in ("global_load", "global_store", "atomic"):
+                at = _address_operand(m[1], m[2])
+                value = _amd_value(regs, ops[at]) if at is not None and at < len(ops) else 0
+                pat, stride = lanes.pattern(value, ins.bytes)
+                ins = replace(ins, pattern=pat, stride=stride)
+            _amdgcn_step(m[1], ops, regs)
+            for header in block:
+                members.setdefault(header, []).append(len(instrs))
+            instrs.append(ins)
+        loops = tuple(tuple(v) for v in members.values())
+        out[k.kernel] = KernelIsa(k.kernel, tuple(instrs), loops, k.vgprs + k.agprs, k.lds_bytes)
+    return out
+
+
+def _function_bodies(asm: str) -> dict[str, str]:
+    typed = set(re.findall(r"^\s*\.type\s+([\w.$]+),@function", asm, re.M))
+    bodies = {}
+    for m in _FUNC_START.finditer(asm):
+        if m["name"] in typed:
+            end = _FUNC_END.search(asm, m.end())
+            bodies[m["name"]] = asm[m.end(): end.start() if end else len(asm)]
+    return bodies

@@ -17,8 +17,10 @@ for CMake's HIP language as `$HIPCXX`). Two kinds:
   binary that runs on an NVIDIA GPU with AMD wave64 semantics. hip-clang semantics
   (constexpr host functions and lambdas callable from device code) are nvcc's
   `--expt-relaxed-constexpr --extended-lambda`; AMD target options are dropped or mapped to
-  nvcc's spelling. CMake's HIP language needs CMake 3.28 for an NVIDIA platform, so this kind
-  serves Makefiles (and any build that calls hipcc).
+  nvcc's spelling. For CMake the root carries a HIP language whose compiler is that hipcc
+  (found ahead of CMake's own through the toolchain file in $CMAKE_TOOLCHAIN_FILE; CMake's own
+  HIP-on-NVIDIA needs 3.28 and reads a port's gfx950 HIP_ARCHITECTURES as NVIDIA targets) and a
+  `hip` package, so a ported CMakeLists.txt builds unchanged with CMake 3.21 to 4.x.
 
 `run_build` runs one build command under such an environment and returns a BuildResult.
 The wrapper scripts call `main`, which reads the root's porter-hipcc.json; `clang_command`
@@ -103,6 +105,12 @@ def hip_on_cuda_dir() -> Path:
     return path
 
 
+def hip_on_cuda_flags(root: Path) -> list[str]:
+    """nvcc's flags for a build over the hip_on_cuda headers at `root`: their include directory and
+    nvcc.opts, which renames CUDA's warp functions so that the headers can declare HIP's."""
+    return ["-I", str(root), "--options-file", str(root / "nvcc.opts")]
+
+
 def find_device_libs() -> Path:
     """Debian's rocm-device-libs bitcode directory (ocml.bc, ockl.bc, ...); $PORTER_DEVICE_LIBS overrides."""
     override = os.environ.get("PORTER_DEVICE_LIBS")
@@ -122,8 +130,9 @@ def hipcc_root(kind: Kind, workdir: Path, *, arch: str = "gfx950", nv_arch: str 
 
     `<root>/bin/hipcc` and `<root>/bin/hipconfig` for both kinds; for gfx950 also
     `<root>/llvm/bin/clang++` (CMake's HIP compiler), `include/hip`, `lib/libamdhip64.so`,
-    `lib/cmake/{hip,hip-lang}` (Debian's packages) and `amdgcn/bitcode`. Raises
-    ToolchainMissing when the compiler or a library it needs is absent.
+    `lib/cmake/{hip,hip-lang}` (Debian's packages) and `amdgcn/bitcode`; for hip-on-cuda
+    `lib/cmake/hip` and the HIP language modules with their toolchain file (`HOC_MODULES`,
+    `HOC_TOOLCHAIN`). Raises ToolchainMissing when the compiler or a library it needs is absent.
     """
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r}: expected one of {', '.join(KINDS)}")
@@ -139,6 +148,7 @@ def hipcc_root(kind: Kind, workdir: Path, *, arch: str = "gfx950", nv_arch: str 
         from porter.toolchains.nvcc import find_nvcc
         cfg = HipccConfig(kind=kind, arch=arch, root=str(root), compiler=str(find_nvcc()),
                           include=str(hip_on_cuda_dir()), nv_arch=nv_arch)
+        _hip_on_cuda_tree(root, Path(cfg.compiler), Path(cfg.include), arch, nv_arch)
     (root / CONFIG_NAME).write_text(json.dumps(asdict(cfg), indent=1) + "\n")
     major, minor, patch = ROCM_VERSION
     (root / "bin" / ".hipVersion").write_text(
@@ -229,6 +239,265 @@ def _hip_package(dest: Path, lib: Path, overlay: Path) -> None:
         "endif()\nset(hip_FOUND TRUE)\n")
 
 
+# ------------------------------------------------------------------- hip-on-cuda: CMake over nvcc
+
+# What the hip-on-cuda root adds for CMake (CMake's own HIP language on an NVIDIA platform needs
+# CMake 3.28 and then reads HIP_ARCHITECTURES as NVIDIA targets, which a port's gfx950 list is
+# not): `share/porter/cmake` holds a HIP language whose compiler is the root's bin/hipcc (nvcc
+# over the hip_on_cuda headers, AMD options dropped), found ahead of CMake's own modules through
+# the toolchain file `hipcc_env` names in $CMAKE_TOOLCHAIN_FILE (CMake 3.21+); `lib/cmake/hip`
+# is the `hip` package. The same files serve CMake 3.21 to 4.x.
+HOC_MODULES = "share/porter/cmake"
+HOC_TOOLCHAIN = "share/porter/hip-on-cuda.cmake"
+_HOC_STANDARDS = {"98": "c++03", "11": "c++11", "14": "c++14", "17": "c++17", "20": "c++20"}
+
+_HOC_DETERMINE = """\
+# porter hip-on-cuda: CMake's HIP language is porter's hipcc (nvcc over shims/hip_on_cuda).
+if(NOT CMAKE_HIP_COMPILER)
+  set(CMAKE_HIP_COMPILER "{hipcc}" CACHE FILEPATH "HIP compiler: porter's hip-on-cuda hipcc over nvcc")
+endif()
+# A port's HIP_ARCHITECTURES names AMD targets; the hipcc drops them and builds for {nv_arch}.
+if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)
+  set(CMAKE_HIP_ARCHITECTURES "{arch}" CACHE STRING "HIP architectures (porter hip-on-cuda: built for {nv_arch})")
+endif()
+configure_file("${{CMAKE_CURRENT_LIST_DIR}}/CMakeHIPCompiler.cmake.in"
+               "${{CMAKE_PLATFORM_INFO_DIR}}/CMakeHIPCompiler.cmake" @ONLY)
+set(CMAKE_HIP_COMPILER_ENV_VAR "HIPCXX")
+"""
+
+_HOC_COMPILER = """\
+set(CMAKE_HIP_COMPILER "@CMAKE_HIP_COMPILER@")
+set(CMAKE_HIP_COMPILER_ID "NVIDIA")
+set(CMAKE_HIP_COMPILER_VERSION "{nvcc_version}")
+set(CMAKE_HIP_STANDARD_COMPUTED_DEFAULT "17")
+set(CMAKE_HIP_EXTENSIONS_COMPUTED_DEFAULT "OFF")
+set(CMAKE_HIP_COMPILE_FEATURES "{features}")
+{per_standard}
+set(CMAKE_HIP_COMPILER_ENV_VAR "HIPCXX")
+set(CMAKE_HIP_COMPILER_LOADED 1)
+set(CMAKE_HIP_COMPILER_ID_RUN 1)
+set(CMAKE_HIP_SOURCE_FILE_EXTENSIONS hip)
+set(CMAKE_HIP_LINKER_PREFERENCE 90)
+set(CMAKE_HIP_LINKER_PREFERENCE_PROPAGATES 1)
+set(CMAKE_HIP_SIZEOF_DATA_PTR "8")
+set(CMAKE_SIZEOF_VOID_P "8")
+set(CMAKE_HIP_COMPILER_ABI "ELF")
+set(CMAKE_HIP_COMPILER_CUDA_TOOLKIT_ROOT "{toolkit}")
+"""
+
+_HOC_INFORMATION = """\
+# porter hip-on-cuda: how CMake drives porter's hipcc (GNU-style options; hipcc maps them to nvcc's).
+set(CMAKE_HIP_OUTPUT_EXTENSION .o)
+set(CMAKE_INCLUDE_FLAG_HIP "-I")
+set(CMAKE_INCLUDE_SYSTEM_FLAG_HIP "-isystem ")
+set(CMAKE_HIP_COMPILE_OPTIONS_PIC "-fPIC")
+set(CMAKE_HIP_COMPILE_OPTIONS_PIE "-fPIE")
+set(CMAKE_HIP_COMPILE_OPTIONS_VISIBILITY "-fvisibility=")
+set(CMAKE_SHARED_LIBRARY_HIP_FLAGS "-fPIC")
+set(CMAKE_SHARED_LIBRARY_CREATE_HIP_FLAGS "-shared")
+set(CMAKE_SHARED_LIBRARY_SONAME_HIP_FLAG "-Wl,-soname,")
+set(CMAKE_SHARED_LIBRARY_RUNTIME_HIP_FLAG "-Wl,-rpath,")
+set(CMAKE_SHARED_LIBRARY_RUNTIME_HIP_FLAG_SEP ":")
+set(CMAKE_EXECUTABLE_RUNTIME_HIP_FLAG "-Wl,-rpath,")
+set(CMAKE_EXECUTABLE_RUNTIME_HIP_FLAG_SEP ":")
+set(CMAKE_HIP_STANDARD_DEFAULT "17")
+set(CMAKE_HIP_EXTENSIONS_DEFAULT "OFF")
+{std_options}
+set(CMAKE_HIP_FLAGS_INIT "$ENV{{HIPFLAGS}} ${{CMAKE_HIP_FLAGS_INIT}}")
+set(CMAKE_HIP_FLAGS_DEBUG_INIT "-g")
+set(CMAKE_HIP_FLAGS_RELEASE_INIT "-O3 -DNDEBUG")
+set(CMAKE_HIP_FLAGS_RELWITHDEBINFO_INIT "-O2 -g -DNDEBUG")
+set(CMAKE_HIP_FLAGS_MINSIZEREL_INIT "-O2 -DNDEBUG")
+cmake_initialize_per_config_variable(CMAKE_HIP_FLAGS "Flags used by the HIP compiler")
+include(CMakeCommonLanguageInclude)
+set(CMAKE_HIP_CREATE_SHARED_LIBRARY
+    "<CMAKE_HIP_COMPILER> <CMAKE_SHARED_LIBRARY_HIP_FLAGS> <LANGUAGE_COMPILE_FLAGS> <LINK_FLAGS> <CMAKE_SHARED_LIBRARY_CREATE_HIP_FLAGS> <SONAME_FLAG><TARGET_SONAME> -o <TARGET> <OBJECTS> <LINK_LIBRARIES>")
+set(CMAKE_HIP_CREATE_SHARED_MODULE ${{CMAKE_HIP_CREATE_SHARED_LIBRARY}})
+set(CMAKE_HIP_ARCHIVE_CREATE "<CMAKE_AR> qc <TARGET> <LINK_FLAGS> <OBJECTS>")
+set(CMAKE_HIP_ARCHIVE_APPEND "<CMAKE_AR> q <TARGET> <LINK_FLAGS> <OBJECTS>")
+set(CMAKE_HIP_ARCHIVE_FINISH "<CMAKE_RANLIB> <TARGET>")
+set(CMAKE_HIP_COMPILE_OBJECT "<CMAKE_HIP_COMPILER> <DEFINES> <INCLUDES> <FLAGS> -o <OBJECT> -c <SOURCE>")
+set(CMAKE_HIP_LINK_EXECUTABLE
+    "<CMAKE_HIP_COMPILER> <FLAGS> <CMAKE_HIP_LINK_FLAGS> <LINK_FLAGS> <OBJECTS> -o <TARGET> <LINK_LIBRARIES>")
+set(CMAKE_HIP_INFORMATION_LOADED 1)
+"""
+
+_HOC_TEST = """\
+# porter hip-on-cuda: the compiler is porter's own hipcc over nvcc; its first compile is the check.
+set(CMAKE_HIP_COMPILER_WORKS TRUE)
+message(STATUS "HIP compiler: porter hip-on-cuda hipcc over nvcc ({nvcc})")
+"""
+
+_HOC_TOOLCHAIN = """\
+# porter hip-on-cuda: CMake's HIP language over porter's hipcc (nvcc), ahead of CMake's own modules.
+list(PREPEND CMAKE_MODULE_PATH "{modules}")
+list(APPEND CMAKE_PREFIX_PATH "{root}")
+"""
+
+_HOC_HIP_CONFIG = """\
+# porter hip-on-cuda: ROCm's hip package targets over the CUDA runtime, with AMD wave semantics
+# emulated by porter's hip_on_cuda headers. Those headers are for nvcc only, so a C++ source of a
+# target that links hip::host or hip::device and includes a hip/ header (itself, or through a
+# header found in its folder or the target's include directories) compiles as HIP, nvcc through
+# porter's hipcc, as ROCm's hipcc compiles C++ on an NVIDIA platform; other C++ stays with CXX.
+set(hip_VERSION "{version}")
+set(HIP_PLATFORM nvidia)
+set(HIP_COMPILER nvcc)
+set(HIP_RUNTIME cuda)
+set(hip_INCLUDE_DIRS "{include}")
+if(NOT TARGET hip::amdhip64)
+  add_library(hip::amdhip64 INTERFACE IMPORTED)
+  set_target_properties(hip::amdhip64 PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "{include}"
+    INTERFACE_LINK_LIBRARIES "$<$<NOT:$<LINK_LANGUAGE:HIP>>:{cudart};dl;rt;pthread>")
+  add_library(hip::host INTERFACE IMPORTED)
+  set_target_properties(hip::host PROPERTIES INTERFACE_LINK_LIBRARIES hip::amdhip64)
+  add_library(hip::device INTERFACE IMPORTED)
+  set_target_properties(hip::device PROPERTIES INTERFACE_LINK_LIBRARIES hip::host)
+endif()
+function(_porter_hoc_includes_hip file dirs out)
+  # TRUE when `file`, or a header it includes that is found in its folder or `dirs`, includes hip/
+  set(${{out}} FALSE PARENT_SCOPE)
+  get_filename_component(here "${{file}}" DIRECTORY)
+  file(STRINGS "${{file}}" lines REGEX "^[ \\t]*#[ \\t]*include[ \\t]*[<\\"]")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "[<\\"]hip/")
+      set(${{out}} TRUE PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  foreach(line IN LISTS lines)
+    if(NOT line MATCHES "[<\\"]([^>\\"]+)[>\\"]")
+      continue()
+    endif()
+    set(name "${{CMAKE_MATCH_1}}")
+    foreach(dir IN LISTS here dirs)
+      if(EXISTS "${{dir}}/${{name}}" AND NOT IS_DIRECTORY "${{dir}}/${{name}}")
+        file(STRINGS "${{dir}}/${{name}}" nested REGEX "^[ \\t]*#[ \\t]*include[ \\t]*[<\\"]hip/")
+        if(nested)
+          set(${{out}} TRUE PARENT_SCOPE)
+          return()
+        endif()
+        break()
+      endif()
+    endforeach()
+  endforeach()
+endfunction()
+function(_porter_hoc_cxx_as_hip dir)
+  get_property(targets DIRECTORY "${{dir}}" PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(target IN LISTS targets)
+    get_target_property(libs ${{target}} LINK_LIBRARIES)
+    if(NOT "${{libs}}" MATCHES "hip::(host|device|amdhip64)")
+      continue()
+    endif()
+    get_target_property(source_dir ${{target}} SOURCE_DIR)
+    get_target_property(incs ${{target}} INCLUDE_DIRECTORIES)
+    set(dirs "")
+    foreach(inc IN LISTS incs)
+      if(inc AND NOT inc MATCHES "^\\\\$<")
+        get_filename_component(inc "${{inc}}" ABSOLUTE BASE_DIR "${{source_dir}}")
+        list(APPEND dirs "${{inc}}")
+      endif()
+    endforeach()
+    get_target_property(sources ${{target}} SOURCES)
+    foreach(source IN LISTS sources)
+      if(NOT source MATCHES "\\\\.(cpp|cc|cxx|C|c\\\\+\\\\+)$")
+        continue()
+      endif()
+      get_source_file_property(lang "${{source}}" TARGET_DIRECTORY ${{target}} LANGUAGE)
+      get_filename_component(path "${{source}}" ABSOLUTE BASE_DIR "${{source_dir}}")
+      if((NOT lang OR lang STREQUAL "CXX") AND EXISTS "${{path}}")
+        _porter_hoc_includes_hip("${{path}}" "${{dirs}}" uses_hip)
+        if(uses_hip)
+          set_source_files_properties("${{source}}" TARGET_DIRECTORY ${{target}} PROPERTIES LANGUAGE HIP)
+        endif()
+      endif()
+    endforeach()
+  endforeach()
+  get_property(subdirs DIRECTORY "${{dir}}" PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    _porter_hoc_cxx_as_hip("${{sub}}")
+  endforeach()
+endfunction()
+get_property(_porter_hoc_deferred GLOBAL PROPERTY PORTER_HOC_CXX_AS_HIP)
+if(CMAKE_HIP_COMPILER_LOADED AND NOT _porter_hoc_deferred)
+  set_property(GLOBAL PROPERTY PORTER_HOC_CXX_AS_HIP 1)
+  cmake_language(DEFER DIRECTORY "${{CMAKE_SOURCE_DIR}}" CALL _porter_hoc_cxx_as_hip "${{CMAKE_SOURCE_DIR}}")
+endif()
+set(hip_FOUND TRUE)
+"""
+
+
+def cuda_toolkit(nvcc: Path) -> tuple[Path, Path]:
+    """(include dir, library dir) of the CUDA toolkit `nvcc` uses, as its --dryrun reports them."""
+    proc = subprocess.run([str(nvcc), "--dryrun", "-o", "x", "x.cu"], capture_output=True, text=True, timeout=60)
+    text = proc.stdout + proc.stderr
+    inc = re.search(r'^#\$ INCLUDES=.*?"-I([^"]+)"', text, re.M)
+    libs = re.findall(r'"-L([^"]+)"', next(iter(re.findall(r"^#\$ LIBRARIES=(.*)$", text, re.M)), ""))
+    lib = next((Path(d) for d in libs if (Path(d) / "libcudart_static.a").is_file()), None)
+    if inc is None or lib is None:
+        raise ToolchainMissing("the CUDA toolkit of nvcc (cuda_runtime.h, libcudart_static.a)", [str(nvcc)],
+                               "PORTER_NVCC")
+    return Path(inc[1]).resolve(), lib.resolve()
+
+
+def _nvcc_version(nvcc: Path) -> str:
+    proc = subprocess.run([str(nvcc), "--version"], capture_output=True, text=True, timeout=60)
+    m = re.search(r"release \S+, V(\d+\.\d+\.\d+)", proc.stdout)
+    return m[1] if m else ""
+
+
+def _hip_on_cuda_tree(root: Path, nvcc: Path, include: Path, arch: str, nv_arch: str) -> None:
+    """The hip-on-cuda root's CMake files: the HIP language module, its toolchain file, `hip`."""
+    toolkit_lib = cuda_toolkit(nvcc)[1]
+    modules = root / HOC_MODULES
+    modules.mkdir(parents=True, exist_ok=True)
+    std = _HOC_STANDARDS
+    features = ";".join(f"hip_std_{k}" for k in std)
+    per_standard = "\n".join(f'set(CMAKE_HIP{k}_COMPILE_FEATURES "hip_std_{k}")' for k in std)
+    std_options = "\n".join(f'set(CMAKE_HIP{k}_STANDARD_COMPILE_OPTION "-std={v}")\n'
+                            f'set(CMAKE_HIP{k}_EXTENSION_COMPILE_OPTION "-std={v}")' for k, v in std.items())
+    (modules / "CMakeDetermineHIPCompiler.cmake").write_text(
+        _HOC_DETERMINE.format(hipcc=root / "bin" / "hipcc", arch=arch, nv_arch=nv_arch))
+    (modules / "CMakeHIPCompiler.cmake.in").write_text(
+        _HOC_COMPILER.format(nvcc_version=_nvcc_version(nvcc), features=features, per_standard=per_standard,
+                             toolkit=toolkit_lib.parent))
+    (modules / "CMakeHIPInformation.cmake").write_text(_HOC_INFORMATION.format(std_options=std_options))
+    (modules / "CMakeTestHIPCompiler.cmake").write_text(_HOC_TEST.format(nvcc=nvcc))
+    (root / HOC_TOOLCHAIN).write_text(_HOC_TOOLCHAIN.format(modules=modules, root=root))
+    # The HIP runtime here is the CUDA runtime (hip_on_cuda's API is inline over it): a ported
+    # Makefile that links host objects with `-L$(ROCM_PATH)/lib -lamdhip64` (often through gcc)
+    # gets libcudart, and libstdc++, which nvcc's objects need (their launch stubs' static guards).
+    lib = root / "lib"
+    lib.mkdir(parents=True, exist_ok=True)
+    for so in toolkit_lib.glob("libcudart.so*"):
+        dest = lib / so.name
+        if dest.is_symlink() or dest.exists():
+            dest.unlink()
+        dest.symlink_to(so.resolve())
+    amdhip = lib / "libamdhip64.so"
+    if amdhip.is_symlink():
+        amdhip.unlink()
+    amdhip.write_text(f"/* porter hip-on-cuda: the HIP runtime is the CUDA runtime (a GNU ld script) */\n"
+                      f"INPUT({(toolkit_lib / 'libcudart.so').resolve()} -lstdc++)\n")
+    hip = root / "lib" / "cmake" / "hip"
+    hip.mkdir(parents=True, exist_ok=True)
+    _write_version_file(hip / "hip-config-version.cmake")
+    (hip / "hip-config.cmake").write_text(_HOC_HIP_CONFIG.format(
+        version=".".join(map(str, ROCM_VERSION)), include=include.resolve(),
+        cudart=toolkit_lib / "libcudart_static.a"))
+
+
+def _write_version_file(path: Path) -> None:
+    major, minor, patch = ROCM_VERSION
+    path.write_text(
+        f'set(PACKAGE_VERSION "{major}.{minor}.{patch}")\n'
+        'if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)\n  set(PACKAGE_VERSION_COMPATIBLE FALSE)\n'
+        'else()\n  set(PACKAGE_VERSION_COMPATIBLE TRUE)\n'
+        '  if(PACKAGE_FIND_VERSION STREQUAL PACKAGE_VERSION)\n    set(PACKAGE_VERSION_EXACT TRUE)\n  endif()\n'
+        'endif()\n')
+
+
 # ROCm libraries whose headers porter's overlay declares (ROCm 6.3) and Debian does not ship:
 # CMake package -> (the imported target ROCm's package exports, the overlay's header). Debian's
 # own hipRAND/rocRAND packages are linked in as they are.
@@ -302,8 +571,9 @@ def _amdgcn_datalayout(clang: Path) -> str:
 
 
 def hipcc_env(root: Path, base: Mapping[str, str]) -> dict[str, str]:
-    """`base` with `<root>/bin` first on PATH, ROCM_PATH/HIP_PATH set, and for a gfx950 root what
-    CMake's `enable_language(HIP)` and `find_package(hip)` look for (HIPCXX, CMAKE_PREFIX_PATH)."""
+    """`base` with `<root>/bin` first on PATH, ROCM_PATH/HIP_PATH set, and what CMake's
+    `enable_language(HIP)` and `find_package(hip)` look for (HIPCXX, CMAKE_PREFIX_PATH; for
+    hip-on-cuda also CMAKE_TOOLCHAIN_FILE, which puts the root's HIP language first)."""
     cfg = HipccConfig.load(Path(root))
     env = dict(base)
     env["PATH"] = os.pathsep.join(p for p in (str(Path(root) / "bin"), base.get("PATH", "")) if p)
@@ -313,7 +583,14 @@ def hipcc_env(root: Path, base: Mapping[str, str]) -> dict[str, str]:
     if cfg.kind == "gfx950":
         env["HIPCXX"] = str(Path(root) / "llvm" / "bin" / "clang++")
         env["HIP_CLANG_PATH"] = str(Path(root) / "llvm" / "bin")
-        env["CMAKE_PREFIX_PATH"] = os.pathsep.join(p for p in (str(root), base.get("CMAKE_PREFIX_PATH", "")) if p)
+    else:
+        env["HIPCXX"] = str(Path(root) / "bin" / "hipcc")
+        env["CMAKE_TOOLCHAIN_FILE"] = str(Path(root) / HOC_TOOLCHAIN)
+        # libamdhip64 (the CUDA runtime) for links and runs of binaries linked by the host compiler
+        lib = str(Path(root) / "lib")
+        env["LIBRARY_PATH"] = os.pathsep.join(p for p in (lib, base.get("LIBRARY_PATH", "")) if p)
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (lib, base.get("LD_LIBRARY_PATH", "")) if p)
+    env["CMAKE_PREFIX_PATH"] = os.pathsep.join(p for p in (str(root), base.get("CMAKE_PREFIX_PATH", "")) if p)
     return env
 
 
@@ -458,7 +735,7 @@ def nvcc_command(args: Sequence[str], cfg: HipccConfig, tmp: Path | None = None)
     sources named other than `.cu` (`.hip`, `.cpp`) with objects or libraries, each such source
     is first compiled on its own into `tmp`, and the last command links the objects.
     """
-    base = [cfg.compiler, f"-arch={cfg.nv_arch}", *HIP_CLANG_SEMANTICS, "-I", cfg.include]
+    base = [cfg.compiler, f"-arch={cfg.nv_arch}", *HIP_CLANG_SEMANTICS, *hip_on_cuda_flags(Path(cfg.include))]
     opts: list[str] = []
     inputs: list[str] = []
     i = 0
@@ -565,6 +842,6 @@ def main(tool: str, root: str, args: list[str]) -> int:
 
 
 __all__ = [
-    "HIP_CLANG_SEMANTICS", "HipccConfig", "Kind", "clang_command", "hip_on_cuda_dir", "hipcc_env", "hipcc_root",
-    "hipconfig", "main", "nvcc_command", "run_build",
+    "HIP_CLANG_SEMANTICS", "HipccConfig", "Kind", "clang_command", "hip_on_cuda_dir", "hip_on_cuda_flags", "hipcc_env",
+    "hipcc_root", "hipconfig", "main", "nvcc_command", "run_build",
 ]

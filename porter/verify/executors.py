@@ -29,7 +29,7 @@ from typing import ClassVar, Literal
 
 from porter.state import BuildResult, Frozen
 from porter.toolchains import ToolchainMissing, find_tool
-from porter.toolchains.hipcc import hip_on_cuda_dir
+from porter.toolchains.hipcc import hip_on_cuda_dir, hip_on_cuda_flags
 from porter.toolchains.nvcc import find_nvcc
 
 BUILD_TIMEOUT_S = 600
@@ -194,7 +194,7 @@ class HipOnCudaExecutor(CudaExecutor):
 
     def api_flags(self) -> list[str]:
         # PORTER_GPU_API_HIP selects the driver's HIP names; nvcc defines no HIP macro itself.
-        return ["-DPORTER_GPU_API_HIP", "-I", str(hip_on_cuda_dir())]
+        return ["-DPORTER_GPU_API_HIP", *hip_on_cuda_flags(hip_on_cuda_dir())]
 
 
 class RocmExecutor(Executor):

@@ -36,17 +36,26 @@ _NUMBER = re.compile(r"(?<![\w.])(?:0[xX][0-9a-fA-F]+|[-+]?(?:\d+\.\d*|\.\d+|\d+
 _TIMING = re.compile(r"\b(?:time[ds]?|timing|elapsed|duration|ms|msecs?|usecs?|us|sec|secs|seconds?|"
                      r"[gmk]?flops?(?:/s)?|gb/s|mb/s|bandwidth|throughput|perf(?:ormance)?|speed ?up|"
                      r"clocks?|cycles|latency|iterations? per|per second|fps)\b", re.I)
+# On the line with its numbers replaced by "#": a number with a bare unit of time after it
+# ("0.000027 s, 0.0119 % : COMPRESS IMAGE", Rodinia's srad).
+_TIME_UNIT = re.compile(r"#\s*(?:s|ns)\b(?!\s*[=:])", re.I)
 # Matched on the line with its numbers replaced by "#": "GPU Device #:", "compute capability #".
 _ENVIRONMENT = re.compile(r"\b(?:device\s*#|devices?\s*(?:count|id)|compute capability|capability|driver|"
                           r"runtime version|multiprocessors?|clock rate|warp ?size|wavefront size|pci|uuid|hostname|"
-                          r"pid|sm_\d+|gfx\d+|global memory|shared memory per|registers per)(?!\w)", re.I)
+                          r"pid|sm_\d+|gfx\d+|global memory|shared memory per|registers per|"
+                          # the GPU itself, which the port runs as another: "AMD Instinct MI350X supports SM 9.5",
+                          # "MapSMtoCores for SM 9.5 is undefined"
+                          r"sm\s*#(?:\.#)?|sm\s*version|mapsmtocores|nvidia|amd|instinct|geforce|tesla|quadro|radeon|"
+                          r"h100|h200|b200|mi\d{3}x?)(?!\w)", re.I)
 _PASS = re.compile(r"\b(?:PASS(?:ED)?|test(?:s)? passed|result\s*=\s*pass|all .*(?:correct|passed)|"
                    r"verification (?:successful|succeeded|passed)|(?:results?|test|check) (?:ok|correct)|"
                    r"correct results?)\b", re.I)
 _FAIL = re.compile(r"\b(?:FAIL(?:ED|URE|S)?|test(?:s)? failed|result\s*=\s*fail|incorrect|wrong (?:result|answer)|"
                    r"verification failed|mismatch(?:es|ed)?|does not match|doesn't match|not match)\b", re.I)
-# "0 mismatches", "no errors", "mismatch count: 0", "failed: 0" say the opposite of the word they hold.
+# "0 mismatches", "no errors", "mismatch count: 0", "failed: 0", "assert failed as expected" say the
+# opposite of the word they hold.
 _NEGATED = re.compile(r"\b(?:0|no|zero|without)\s+(?:\w+\s+)?(?:mismatch(?:es|ed)?|fail(?:ures|ed|s)?|errors?)\b|"
+                      r"\b(?:fail(?:ed|s|ure)?)\s+(?:as\s+expected|expectedly)\b|\bexpected\s+failure\b|"
                       r"\b(?:mismatch(?:es|ed)?|fail(?:ures|ed|s)?|errors?)\s*(?:count)?\s*[:=]\s*0\b(?!\.\d*[1-9])",
                       re.I)
 FLOAT_RTOL_FLOOR = 1e-4  # float32 sums reordered by another compiler differ by about this much
@@ -101,7 +110,7 @@ def line_kind(line: str) -> Literal["timing", "environment", "value", "text"]:
     template, numbers = numbers_of(line)
     if not numbers:
         return "text"
-    if _TIMING.search(template.replace("#", " ")):
+    if _TIMING.search(template.replace("#", " ")) or _TIME_UNIT.search(template):
         return "timing"
     if _ENVIRONMENT.search(template):
         return "environment"

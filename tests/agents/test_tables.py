@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 import pytest
 
@@ -117,7 +118,14 @@ def test_without_torch_the_shipped_snapshot_serves(monkeypatch: pytest.MonkeyPat
             raise ImportError(f"No module named {name!r}")
         return real(name, package)
 
+    real_find = importlib.util.find_spec
+
+    def no_torch_spec(name: str, package: str | None = None):
+        return None if name.startswith("torch") else real_find(name, package)
+
     monkeypatch.setattr(tables.importlib, "import_module", no_torch)
+    # torch's tables may be on disk from an earlier run (porter.diskcache): torch must be unfindable too
+    monkeypatch.setattr(tables.importlib.util, "find_spec", no_torch_spec)
     frozen = tables._index.__wrapped__(tables.DEFAULT_CHOICES)
     assert "snapshot shipped with porter" in frozen.engine
     assert frozen.lookup("cudaMalloc").hip == "hipMalloc"

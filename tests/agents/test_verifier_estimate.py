@@ -174,3 +174,57 @@ def test_report_renders_each_estimate_verdict() -> None:
     buf = io.StringIO()
     render_console(report, Console(file=buf, width=200, color_system=None))
     assert "Estimated performance (perfmodel: predicted, not measured)" in buf.getvalue()
+
+
+# ---- HIP C++ kernels: the instruction-mix estimate (porter.perfmodel.isa) ---------------------
+def _wmma_entry():
+    return next(k for k in load_spec(ROOT / "fixtures" / "mfma_wmma_gemm").kernels if k.name == "wmma_gemm")
+
+
+def test_launch_of_a_matmul_spec() -> None:
+    # fixtures/mfma_wmma_gemm/porter.toml: m 112, n 80, k 96; grid ceil(80/32) x ceil(112/32) = 3 x 4, block 128
+    launch = est.launch_of(_wmma_entry())
+    assert (launch.threads, launch.block) == (12 * 128, 128)
+    # a f16 [m, k], b f16 [n, k] in; c f32 [m, n] inout (read and written)
+    assert launch.compulsory_bytes == 112 * 96 * 2 + 80 * 96 * 2 + 2 * 112 * 80 * 4
+    # depth 96: 2 x 96 flops per output element, 112 x 80 outputs over 1536 threads
+    assert launch.work_unit == "flops" and launch.work_per_thread == pytest.approx(2 * 96 * 112 * 80 / 1536)
+
+
+def test_estimate_hip_kernel_verdicts() -> None:
+    from porter.perfmodel.isa import Instr, KernelIsa
+
+    entry = _wmma_entry().model_copy(update={"sizes": {"m": 4096, "n": 4096, "k": 4096}})
+    fast = KernelIsa("wmma_gemm", (Instr("global_load", 16), Instr("matrix", flops=256), Instr("global_store", 4)),
+                     (), 64, 0)
+    slow = KernelIsa("wmma_gemm", (Instr("global_load", 2, pattern="irregular"), Instr("fp", flops=2),
+                                   Instr("global_store", 4, pattern="strided")), (), 64, 0)
+    e = est.estimate_hip_kernel(entry, fast, slow)
+    assert e.method == "isa" and e.verdict == "faster" and e.ratio < 1 and e.bound and e.baseline_bound
+    assert e.launch == "grid 128x128 x block 128" and e.label == "estimated (perfmodel isa, gfx950)"
+    assert est.estimate_hip_kernel(entry, slow, fast).verdict == "slower"
+    assert est.estimate_hip_kernel(entry, fast, fast).verdict == "equal"
+    gone = est.estimate_hip_kernel(entry, fast, None, "the direct hipify does not compile for gfx950: x")
+    assert gone.verdict == "baseline-does-not-compile" and gone.port_us is not None
+    assert est.estimate_hip_kernel(entry, None, fast).verdict == "not-estimated"
+
+
+def test_kernel_named_matches_demangled_names() -> None:
+    from porter.perfmodel.isa import KernelIsa
+
+    found = {"wmma_gemm(__half const*, int)": KernelIsa("a", (), (), 1, 0),
+             "void sgemm<64>(float*)": KernelIsa("b", (), (), 1, 0)}
+    assert est.kernel_named(found, "wmma_gemm").name == "a"
+    assert est.kernel_named(found, "sgemm<64>").name == "b" and est.kernel_named(found, "sgemm").name == "b"
+    assert est.kernel_named(found, "other") is None
+
+
+@pytest.mark.toolchain("clang")
+def test_hip_port_reports_an_isa_estimate(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    state = port(ROOT / "fixtures" / "mfma_wmma_gemm", out, PortOptions(executor="none"))
+    (e,) = [e for u in state.units.values() for e in u.estimates]
+    # nvcuda::wmma has no HIP counterpart: the translator-only port does not build for gfx950
+    assert e.method == "isa" and e.verdict == "baseline-does-not-compile" and e.port_us and "mma.h" in e.reason
+    md = (out / "porter-report.md").read_text()
+    assert "estimated (perfmodel isa, gfx950): the hipify baseline does not compile for gfx950" in md

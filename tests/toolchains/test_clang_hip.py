@@ -17,7 +17,9 @@ from porter.toolchains.clang_hip import (
     build_command,
     compile_unit,
     count_mfma,
+    demangle,
     find_clang,
+    kernel_isa,
     overlay_dir,
     parse_resource_usage,
 )
@@ -336,3 +338,59 @@ def test_cooperative_groups_before_the_runtime_header(tmp_path: Path) -> None:
     build, kernels = compile_unit(src, ClangHipOptions(), tmp_path / "build")
     assert build.ok, build.stderr
     assert len(kernels) == 1
+
+
+# ---- the instruction mix porter.perfmodel.isa reads ------------------------------------------
+def _recorded_isa():
+    asm = (RECORDED / "mfma_bf16_gfx950.s").read_text()
+    kernels = parse_resource_usage((RECORDED / "mfma_bf16_gfx950.remarks.txt").read_text(), "u", "gfx950", metadata=asm)
+    names = demangle([k.kernel for k in kernels])
+    return kernel_isa(asm, [k.model_copy(update={"kernel": names[k.kernel]}) for k in kernels])
+
+
+def test_kernel_isa_classes_and_patterns_from_recorded_assembly() -> None:
+    found = {name.split("(")[0]: k for name, k in _recorded_isa().items()}
+    assert set(found) == {"mfma_tile", "lds_reverse", "void warp_sum<64>"}
+    tile = found["mfma_tile"]
+    # one v_mfma_f32_16x16x32_bf16: 16 x 16 x 32 MACs x 2 over 64 lanes
+    assert [(i.cls, i.flops) for i in tile.instrs if i.cls == "matrix"] == [("matrix", 256)]
+    assert [(i.cls, i.bytes, i.pattern) for i in tile.instrs if i.cls.startswith("global")] == \
+        [("global_load", 16, "contiguous")] * 3 + [("global_store", 16, "contiguous")]
+    rev = found["lds_reverse"]
+    assert rev.lds_bytes == 4096 and [i.cls for i in rev.instrs if i.cls in ("lds_read", "lds_write", "barrier")] \
+        == ["lds_write", "barrier", "lds_read"]
+    ws = found["void warp_sum<64>"]
+    assert sum(i.cls == "shuffle" for i in ws.instrs) == 6  # offsets 32 .. 1 over the wave64
+    # out[blockIdx.x]: one address for the wave
+    assert [i.pattern for i in ws.instrs if i.cls == "global_store"] == ["uniform"]
+
+
+def test_kernel_isa_lane_arithmetic_and_loops() -> None:
+    from porter.state import KernelResources
+
+    asm = """\t.type\tk,@function
+k:
+\tv_and_b32_e32 v2, 0x3ff, v0
+\tv_bfe_u32 v3, v0, 10, 10
+\tv_mad_u64_u32 v[4:5], s[0:1], s6, v3, v[2:3]
+\tv_lshl_add_u64 v[6:7], v[4:5], 2, s[8:9]
+\tglobal_load_dword v8, v[6:7], off
+\tv_mul_lo_u32 v9, v2, s5
+\tv_lshlrev_b32_e32 v9, 2, v9
+.LBB0_1:                                ; =>This Inner Loop Header: Depth=1
+\tglobal_load_dword v10, v9, s[2:3]
+\tv_fmac_f32_e32 v11, v10, v8
+\ts_cbranch_scc1 .LBB0_1
+; %bb.2:
+\tglobal_store_dword v3, v11, s[4:5]
+\ts_endpgm
+.Lfunc_end0:
+"""
+    res = KernelResources(kernel="k", unit="u", arch="gfx950", vgprs=12, agprs=4, sgprs=10, lds_bytes=0,
+                          scratch_bytes=0, vgpr_spill=0, sgpr_spill=0, occupancy=8)
+    k = kernel_isa(asm, [res])["k"]
+    assert k.registers == 16
+    # x + y * s6, in 4-byte elements: contiguous; x * s5 (a row stride): strided; y alone: uniform
+    assert [(i.cls, i.pattern) for i in k.instrs if i.cls.startswith("global")] == \
+        [("global_load", "contiguous"), ("global_load", "strided"), ("global_store", "uniform")]
+    assert [[k.instrs[i].cls for i in loop] for loop in k.loops] == [["global_load", "fp", "other"]]

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from porter.toolchains.hipcc import (
-    HipccConfig, clang_command, cmake_clang_command, hipcc_env, hipcc_root, hipconfig, nvcc_command, run_build,
+    HipccConfig, clang_command, cmake_clang_command, hip_on_cuda_dir, hipcc_env, hipcc_root, hipconfig, nvcc_command,
+    run_build,
 )
 
 GFX = HipccConfig(kind="gfx950", arch="gfx950", root="/r", compiler="/c/clang++", include="/ov",
@@ -217,3 +218,66 @@ def test_hip_on_cuda_stand_in_compiles_a_hip_source(tmp_path: Path) -> None:
                           env=hipcc_env(root, os.environ), timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "k.o").is_file()
+
+
+@pytest.mark.toolchain("nvcc")
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is installed by `make toolchains`")
+def test_hip_on_cuda_root_builds_a_ported_cmake_project_with_nvcc(tmp_path: Path) -> None:
+    # the port's own CMakeLists.txt (project(... HIP), find_package(hip), AMD HIP_ARCHITECTURES)
+    # builds for the NVIDIA GPU: CMake's HIP language is the root's hipcc over nvcc; a C++ source
+    # of a target linking hip::host that includes a hip/ header compiles as HIP too (the
+    # hip_on_cuda headers are nvcc-only), other C++ stays with the host compiler
+    root = hipcc_root("hip-on-cuda", tmp_path / "tc")
+    assert (root / "lib" / "cmake" / "hip" / "hip-config.cmake").is_file()
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "saxpy.cu").write_text(SAXPY)
+    (proj / "main.cpp").write_text(MAIN_RUNTIME)
+    # CUDA's headers declare a device `umin`: this file would not compile as HIP on nvcc
+    (proj / "util.cpp").write_text("unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }\n")
+    (proj / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(saxpy LANGUAGES CXX HIP)\nfind_package(hip REQUIRED)\n"
+        "set(CMAKE_HIP_ARCHITECTURES gfx950 gfx942)\nset(CMAKE_HIP_STANDARD 17)\n"
+        "add_executable(saxpy main.cpp util.cpp saxpy.cu)\n"
+        "set_source_files_properties(saxpy.cu PROPERTIES LANGUAGE HIP)\n"
+        "target_compile_options(saxpy PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-fgpu-rdc -munsafe-fp-atomics>)\n"
+        "target_link_options(saxpy PRIVATE \"$<$<LINK_LANGUAGE:HIP>:-fgpu-rdc;--hip-link>\")\n"
+        "target_link_libraries(saxpy PRIVATE hip::host)\n")
+    env = hipcc_env(root, os.environ) | {"HIPCC_VERBOSE": "1"}
+    configure = run_build(["cmake", "-S", str(proj), "-B", str(proj / "build")], proj, root, base_env=env)
+    assert configure.ok, configure.stdout + configure.stderr
+    assert "porter hip-on-cuda hipcc over nvcc" in configure.stdout
+    build = run_build(["cmake", "--build", str(proj / "build"), "--verbose"], proj, root, base_env=env)
+    assert build.ok, build.stdout + build.stderr
+    binary = proj / "build" / "saxpy"
+    assert binary.is_file()
+    # every source went through nvcc with the hip_on_cuda headers, none with an AMD target
+    nvcc_lines = [line for line in build.stderr.splitlines() if line.startswith("hipcc-cmd: ")]
+    compiled = {Path(w).name for line in nvcc_lines for w in line.split() if w.endswith((".cu", ".cpp"))}
+    assert compiled == {"saxpy.cu", "main.cpp"}
+    assert "Building CXX object CMakeFiles/saxpy.dir/util.cpp.o" in build.stdout
+    assert all(f"-I {hip_on_cuda_dir()}" in line and "gfx9" not in line for line in nvcc_lines)
+    assert "-rdc=true" in nvcc_lines[-1]  # -fgpu-rdc in nvcc's spelling, on the link too
+    # the binary carries sm_90 device code (nvcc's default arch for this root)
+    assert b"sm_90" in binary.read_bytes()
+
+
+@pytest.mark.toolchain("nvcc")
+def test_hip_on_cuda_root_links_host_objects_against_libamdhip64(tmp_path: Path) -> None:
+    # a ported Makefile links with the C compiler and -lamdhip64 (Rodinia's form): on this root
+    # that is the CUDA runtime plus libstdc++, which nvcc's objects need
+    root = hipcc_root("hip-on-cuda", tmp_path / "tc")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "Makefile").write_text(
+        "ROCM_PATH ?= /opt/rocm\nsaxpy: main.o saxpy.o\n\tgcc main.o saxpy.o -o $@ -L$(ROCM_PATH)/lib -lamdhip64 -lm\n"
+        "saxpy.o: saxpy.cu\n\t$(ROCM_PATH)/bin/hipcc -O2 -c saxpy.cu\n"
+        "main.o: main.c\n\tgcc -O2 -c main.c\n")
+    (proj / "saxpy.cu").write_text(SAXPY.replace("void run(", 'extern "C" void run('))
+    (proj / "main.c").write_text("void run(int, float, const float *, float *);\n"
+                                 "int main(void) { run(0, 1.f, 0, 0); return 0; }\n")
+    build = run_build(["make"], proj, root)
+    assert build.ok, build.stdout + build.stderr
+    linked = subprocess.run(["ldd", str(proj / "saxpy")], capture_output=True, text=True,
+                            env=hipcc_env(root, os.environ), timeout=60).stdout
+    assert "libcudart.so" in linked and "libstdc++" in linked

@@ -32,7 +32,7 @@ def test_hip_on_cuda_command_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     monkeypatch.setenv("PORTER_HIP_ON_CUDA", str(tmp_path))
     cmd = HipOnCudaExecutor(arch="native").build_command(Path("/n/nvcc"), UNIT, Path("/w/d.hip"), BIN)
     assert cmd == ["/n/nvcc", "-std=c++17", "-O3", "-arch=native", "-DPORTER_GPU_API_HIP", "-I", str(tmp_path),
-                   "-x", "cu", "-I", "/p", "/w/d.hip", "-o", "/w/driver"]
+                   "--options-file", str(tmp_path / "nvcc.opts"), "-x", "cu", "-I", "/p", "/w/d.hip", "-o", "/w/driver"]
 
 
 def test_hip_on_cuda_default_headers_are_porters_shims(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,19 +17,22 @@ from porter.toolchains.nvcc import find_nvcc
 
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "shims" / "hip_on_cuda"
+OPTS = INCLUDE / "nvcc.opts"
 FIXTURES = ROOT / "fixtures" / "hip_on_cuda"
-FIXTURE_NAMES = ("wave32_reduce", "wave64_reduce", "ballot_popc", "mfma", "split_wave", "late_half")
+FIXTURE_NAMES = ("wave32_reduce", "wave64_reduce", "ballot_popc", "mfma", "split_wave", "late_half", "cub_wave32")
+# Fixtures that need the CUDA libraries' headers (cuBLAS & co.: the nvidia-* wheels' nvidia/cu13).
+LIB_FIXTURE_NAMES = ("libraries",)
 MASK_MESSAGE = "The mask must be a 64-bit integer"
 
 
 def _compile(src: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    cmd = [str(find_nvcc()), "-c", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", str(src), "-o", str(out)]
+    cmd = [str(find_nvcc()), "-c", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS), str(src), "-o", str(out)]
     return subprocess.run(cmd, capture_output=True, text=True, cwd=out.parent, timeout=600)
 
 
 def test_fixture_set_is_complete() -> None:
     found = sorted(p.name.removesuffix(".hip.cu") for p in FIXTURES.glob("*.hip.cu"))
-    assert found == sorted(FIXTURE_NAMES)
+    assert found == sorted(FIXTURE_NAMES + LIB_FIXTURE_NAMES)
     assert (FIXTURES / "run.sh").is_file()
 
 
@@ -74,7 +77,7 @@ int wave_size_of(const hipDeviceProp_t& p) { return p.warpSize; }
 
 def _build(src: Path, out: Path) -> subprocess.CompletedProcess[str]:
     """Compile and link (a program to run on the host or a GPU)."""
-    cmd = [str(find_nvcc()), "-std=c++17", "-O3", "-arch=sm_90", f"-I{INCLUDE}", str(src), "-o", str(out)]
+    cmd = [str(find_nvcc()), "-std=c++17", "-O3", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS), str(src), "-o", str(out)]
     return subprocess.run(cmd, capture_output=True, text=True, cwd=out.parent, timeout=600)
 
 
@@ -412,14 +415,16 @@ GOLDEN_PORTS = {"mfma_wmma_gemm": "wmma_gemm.cu", "mfma_mma_bf16": "mma_bf16.cu"
 @pytest.mark.parametrize("project", ["mfma_wmma_gemm", "mfma_mma_bf16"])
 def test_mfma_port_pairs_its_warps_without_a_counted_barrier(project: str, tmp_path: Path) -> None:
     ptx = tmp_path / "port.ptx"
-    cmd = [str(find_nvcc()), "-ptx", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "-I", str(GOLDEN / project),
+    cmd = [str(find_nvcc()), "-ptx", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS), "-I", str(GOLDEN / project),
            "-x", "cu", str(GOLDEN / project / GOLDEN_PORTS[project]), "-o", str(ptx)]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     text = ptx.read_text()
     assert "mfma" in text or "porter_hoc" in text  # the emulated helpers are in this unit
     assert not COUNTED_BARRIER.findall(text), COUNTED_BARRIER.findall(text)[:3]
-    assert "%globaltimer" in text and "atom.shared.cas.b64" in text and "trap;" in text
+    # the bounded wait (%globaltimer), the fenced store/load handshake of the absent bit
+    # (membar.cta), and the trap of a warp found alive after it was presumed exited
+    assert "%globaltimer" in text and "membar.cta" in text and "trap;" in text
 
 
 def test_counted_barrier_pattern() -> None:
@@ -444,3 +449,179 @@ def test_verify_driver_builds_for_golden_port_on_hip_on_cuda(project: str, tmp_p
         driver.write_text(render_driver(kernel))
         build = executor.build(GOLDEN / project, driver, tmp_path / kernel.name / "build")
         assert build.ok, f"{kernel.name}: {build.stderr[-3000:]}"
+
+
+# ---- issue 13: HIP names as functions, identity macros, builtins, runtime table, libraries ----
+
+NAMES_SRC = FIXTURES / "names_and_builtins.hip.txt"
+
+
+@pytest.mark.toolchain("nvcc")
+def test_hip_names_are_functions_identity_and_builtins_build(tmp_path: Path) -> None:
+    """A program's own `#define __shfl(v, d) __shfl(v, d)`, `__HIP__` in both passes, no CUDA
+    version macro, __hip_atomic_* and the amdgcn builtins: all in one translation unit."""
+    src = tmp_path / "names.hip.cu"
+    src.write_text(NAMES_SRC.read_text())
+    proc = _compile(src, tmp_path / "names.o")
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.toolchain("nvcc")
+def test_build_without_nvcc_opts_is_refused(tmp_path: Path) -> None:
+    src = tmp_path / "k.hip.cu"
+    src.write_text("#include <hip/hip_runtime.h>\n__global__ void k() {}\n")
+    cmd = [str(find_nvcc()), "-c", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", str(src), "-o", str(tmp_path / "k.o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode != 0 and "nvcc.opts" in proc.stderr + proc.stdout
+
+
+@pytest.mark.toolchain("nvcc")
+def test_width16_shuffle_needs_no_partner_wait(tmp_path: Path) -> None:
+    """A 16-lane reduction (segment <= 32 lanes) stays in the caller's warp: its PTX has warp
+    shuffles and no wait on the other warp's arrival word (no %globaltimer read, no CAS)."""
+    src = tmp_path / "w16.hip.cu"
+    src.write_text("""#include <hip/hip_runtime.h>
+__global__ void k(float* v) {
+  float x = v[threadIdx.x];
+  if (threadIdx.y == 0)
+    for (int o = 8; o > 0; o /= 2) x += __shfl_down(x, o, 16);
+  v[threadIdx.x] = x;
+}
+""")
+    cmd = [str(find_nvcc()), "-ptx", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS),
+           str(src), "-o", str(tmp_path / "w16.ptx")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    ptx = (tmp_path / "w16.ptx").read_text()
+    assert "shfl.sync" in ptx
+    assert "globaltimer" not in ptx and "atom.shared.cas" not in ptx
+
+
+def _gen():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("hoc_generate", INCLUDE / "gen" / "generate.py")
+    mod = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    import sys
+
+    sys.modules[spec.name] = mod  # dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+HIP_HEADERS = Path("/usr/include/hip")
+
+
+@pytest.mark.skipif(not (HIP_HEADERS / "hip_runtime_api.h").is_file(), reason="HIP's headers (Debian hipcc/libamdhip64-dev) absent")
+def test_runtime_table_accounts_for_every_hip_function() -> None:
+    gen = _gen()
+    table = gen.read_table()
+    names = gen.hip_function_names(HIP_HEADERS)
+    assert len(names) > 300
+    missing = sorted(n for n in names if table.covers(n) is None)
+    assert not missing, f"HIP functions neither provided nor listed [absent] with a reason: {missing}"
+    # what the table says is provided is declared in the shim's headers
+    text = "".join(p.read_text() for p in (INCLUDE / "hip" / "hip_runtime_api.h", INCLUDE / "porter_hoc" / "runtime_table.h"))
+    for name in [f[0] for f in table.forward] + table.manual:
+        assert re.search(rf"\b{name}\s*\(", text), f"{name} is listed but not declared"
+
+
+@pytest.mark.skipif(not (HIP_HEADERS / "hip_runtime_api.h").is_file(), reason="HIP's headers absent")
+def test_generated_headers_are_current() -> None:
+    assert _gen().main(["--check"]) == 0
+
+
+def test_gfx950_props_come_from_hardware_data() -> None:
+    from porter import hardware
+
+    dev = hardware.get("gfx950")
+    text = (INCLUDE / "porter_hoc" / "gfx950_props.h").read_text()
+    assert f"PORTER_HOC_GFX950_COMPUTE_UNITS {int(dev.spec.compute_units.value)} " in text
+    assert f"PORTER_HOC_GFX950_CLOCK_KHZ {int(dev.spec.clock_mhz.value) * 1000} " in text
+
+
+@pytest.mark.toolchain("nvcc")
+def test_hipcub_warp_primitives_are_64_lanes(tmp_path: Path) -> None:
+    src = tmp_path / "cubw.hip.cu"
+    src.write_text("""#include <hip/hip_runtime.h>
+#include <hipcub/hipcub.hpp>
+static_assert(HIPCUB_DEVICE_WARP_THREADS == 64, "gfx950 wave");
+__global__ void k(const int* in, int* out) {
+  typedef hipcub::WarpReduce<int> WR;
+  typedef hipcub::WarpScan<int> WS;
+  __shared__ WR::TempStorage rs;
+  __shared__ WS::TempStorage ss;
+  int s = WR(rs).Sum(in[threadIdx.x]);
+  int p;
+  WS(ss).InclusiveSum(in[threadIdx.x], p);
+  out[threadIdx.x] = s + p;
+}
+""")
+    proc = _compile(src, tmp_path / "cubw.o")
+    assert proc.returncode == 0, proc.stderr
+
+
+def _cuda_libs() -> Path | None:
+    """The CUDA libraries' folder (include/, lib/): $PORTER_CUDA_LIBS or the nvidia wheels'."""
+    import os
+
+    env = os.environ.get("PORTER_CUDA_LIBS")
+    if env:
+        return Path(env)
+    try:
+        import nvidia  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    for p in nvidia.__path__:
+        if (Path(p) / "cu13" / "include" / "cublas_v2.h").is_file():
+            return Path(p) / "cu13"
+    return None
+
+
+@pytest.mark.toolchain("nvcc")
+@pytest.mark.parametrize("name", LIB_FIXTURE_NAMES)
+def test_library_fixture_compiles(name: str, tmp_path: Path) -> None:
+    libs = _cuda_libs()
+    if libs is None:
+        pytest.skip("CUDA libraries' headers absent (set PORTER_CUDA_LIBS to a folder with include/)")
+    cmd = [str(find_nvcc()), "-c", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS),
+           f"-I{libs / 'include'}", str(FIXTURES / f"{name}.hip.cu"), "-o", str(tmp_path / f"{name}.o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.toolchain("nvcc")
+def test_native_control_mode_builds_with_32_lane_warps(tmp_path: Path) -> None:
+    """PORTER_HOC_PLATFORM_NVIDIA (the control of bench/hip_on_cuda_control.py) is HIP's NVIDIA
+    platform: warpSize 32, __HIP_PLATFORM_NVIDIA__, CUDA's macros visible."""
+    src = tmp_path / "nv.hip.cu"
+    src.write_text("""#include <hip/hip_runtime.h>
+#if !defined(__HIP_PLATFORM_NVIDIA__) || defined(__HIP_PLATFORM_AMD__) || !defined(CUDART_VERSION)
+#error "not the NVIDIA platform"
+#endif
+static_assert(warpSize == 32, "32-lane warps");
+__global__ void k(float* v) { v[threadIdx.x] += __shfl_xor(v[threadIdx.x], 16) + (float)__ballot(1); }
+""")
+    cmd = [str(find_nvcc()), "-c", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS),
+           "-DPORTER_HOC_PLATFORM_NVIDIA", str(src), "-o", str(tmp_path / "nv.o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_control_list_names_programs_only() -> None:
+    """bench/hip_on_cuda_control.txt: one program per line (directory, sources, libraries), a
+    reason for every skipped one; no program code."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("hoc_control", ROOT / "bench" / "hip_on_cuda_control.py")
+    mod = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    programs = mod.read_list()
+    assert len(programs) >= 30
+    assert all(p.path.split("/")[0] in {"HIP-Basic", "Applications", "Libraries"} for p in programs)
+    assert all(p.skip for p in programs if p.path.endswith(("module_api", "hello_world_cuda")))
+    assert {lib for p in programs for lib in p.libs} <= set(mod.LIB_NAMES)

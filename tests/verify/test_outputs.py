@@ -50,6 +50,15 @@ def test_numbers_are_replaced_by_a_placeholder() -> None:
     ("GPU sum = 524288.125000", "value"),
     ("sum = 524288.125000", "value"),
     ("Result = PASS", "text"),
+    # what the port prints of the device it runs as (real cuda-samples output, H200 run 2026-12-01)
+    ("> Detected Compute SM 9.5 hardware with 132 multi-processors", "environment"),
+    ("MapSMtoCores for SM 9.5 is undefined.  Default to use 128 Cores/SM", "environment"),
+    ("AMD Instinct MI350X supports SM 9.0", "environment"),
+    ("NVIDIA H200 has 132 MP(s) x 128 (Cores/MP) = 16896 (Cores)", "environment"),
+    # Rodinia srad_v1: a time in seconds with its unit alone
+    ("0.000027000000 s, 0.0119 % : COMPRESS IMAGE", "timing"),
+    ("total = 3 s", "timing"),
+    ("s = 3.5", "value"),
 ])
 def test_line_kinds(line: str, kind: str) -> None:
     assert line_kind(line) == kind
@@ -61,6 +70,8 @@ def test_markers_read_pass_fail_and_negations() -> None:
     assert passes == ["Test passed"]
     assert fails == ["Result = FAIL", "mismatch at 12: 3.0 vs 4.0", "FAILED"]
     assert markers("Running 5 passes over the data\nbypass") == ([], [])
+    # cuda-samples simpleAssert: the assertion is meant to fail
+    assert markers("Device assert failed as expected, CUDA error message is: device-side assert triggered") == ([], [])
 
 
 @pytest.mark.parametrize(("a", "b", "agree"), [

@@ -31,7 +31,9 @@
  * tile); thread_block_tile<N[, Parent]> {thread_rank, size, num_threads, meta_group_rank,
  * meta_group_size, sync, shfl, shfl_down, shfl_up, shfl_xor, ballot, any, all, is_valid};
  * group_size(g), thread_rank(g), sync(g), is_valid(g).
- * Not provided (fails to compile, the intended signal): thread_group and the run-time
+ * thread_group: a group of either kind chosen at run time (constructed from a thread_block or
+ * a thread_block_tile) with thread_rank, size, num_threads, sync, is_valid.
+ * Not provided (fails to compile, the intended signal): the run-time
  * tiled_partition(g, n), coalesced_group / coalesced_threads(), grid_group / this_grid()
  * (cooperative launch), multi_grid_group, match_any/match_all, cg::reduce (CUDA-only; porter
  * expands it, WAVE009), memcpy_async.
@@ -69,16 +71,16 @@ struct warp_tile {
   }
   /* The tile's lanes that have not exited (a ballot over existing lanes does not wait for
    * exited ones; see porter_hoc/wave.h). */
-  __device__ static unsigned live() { return (__ballot_sync)(lanes(), 1); }
+  __device__ static unsigned live() { return porter_hoc_cuda_ballot_sync(lanes(), 1); }
 
   /* var of warp lane `src` (0..31) of this warp; 0 when that lane is not live. */
   template <class T>
   __device__ static T read(T var, unsigned src) {
     const unsigned mask = live();
     const unsigned long long bits = to_bits(var);
-    unsigned long long got = (__shfl_sync)(mask, static_cast<unsigned>(bits), static_cast<int>(src), 32);
+    unsigned long long got = porter_hoc_cuda_shfl_sync(mask, static_cast<unsigned>(bits), static_cast<int>(src), 32);
     if (sizeof(T) > 4)
-      got |= static_cast<unsigned long long>((__shfl_sync)(mask, static_cast<unsigned>(bits >> 32), static_cast<int>(src), 32)) << 32;
+      got |= static_cast<unsigned long long>(porter_hoc_cuda_shfl_sync(mask, static_cast<unsigned>(bits >> 32), static_cast<int>(src), 32)) << 32;
     return ((mask >> src) & 1u) ? from_bits<T>(got) : from_bits<T>(0ull);
   }
 
@@ -112,11 +114,11 @@ struct warp_tile {
     return read(var, src % 32u);
   }
   __device__ static unsigned long long ballot(int pred) {
-    return ((__ballot_sync)(live(), pred) >> base()) & kBits;
+    return (porter_hoc_cuda_ballot_sync(live(), pred) >> base()) & kBits;
   }
-  __device__ static int any(int pred) { return (__any_sync)(live(), pred); }
-  __device__ static int all(int pred) { return (__all_sync)(live(), pred); }
-  __device__ static void sync() { (__syncwarp)(live()); }
+  __device__ static int any(int pred) { return porter_hoc_cuda_any_sync(live(), pred); }
+  __device__ static int all(int pred) { return porter_hoc_cuda_all_sync(live(), pred); }
+  __device__ static void sync() { porter_hoc_cuda_syncwarp(live()); }
 };
 
 /* A tile of 64 lanes: the caller's whole (emulated) wave. */
@@ -240,6 +242,36 @@ __device__ inline thread_block_tile<Size, ParentCGTy> tiled_partition(const Pare
                 "Tile size is either not a power of 2 or greater than the wavefront size");
   return thread_block_tile<Size, ParentCGTy>(parent.thread_rank(), parent.size());
 }
+
+/* A thread_block or a tile, chosen at run time (HIP's base class of both). */
+class thread_group {
+ public:
+  __device__ thread_group(const thread_block&) : tile_(0) {}
+  template <unsigned int Size, class P>
+  __device__ thread_group(const thread_block_tile<Size, P>&) : tile_(Size) {}
+
+  __device__ unsigned thread_rank() const {
+    return tile_ == 0 ? ::porter_hoc::cg::block_rank() : ::porter_hoc::cg::block_rank() & (tile_ - 1u);
+  }
+  __device__ unsigned size() const { return tile_ == 0 ? ::porter_hoc::cg::block_threads() : tile_; }
+  __device__ unsigned num_threads() const { return size(); }
+  __device__ bool is_valid() const { return true; }
+  __device__ void sync() const {
+    switch (tile_) {
+      case 0: __syncthreads(); break;
+      case 1: break;
+      case 2: ::porter_hoc::cg::tile_ops_of<2>::type::sync(); break;
+      case 4: ::porter_hoc::cg::tile_ops_of<4>::type::sync(); break;
+      case 8: ::porter_hoc::cg::tile_ops_of<8>::type::sync(); break;
+      case 16: ::porter_hoc::cg::tile_ops_of<16>::type::sync(); break;
+      case 32: ::porter_hoc::cg::tile_ops_of<32>::type::sync(); break;
+      default: ::porter_hoc::cg::tile_ops_of<64>::type::sync(); break;
+    }
+  }
+
+ private:
+  unsigned tile_;  // 0: the whole block; else the tile size
+};
 
 template <class CGTy>
 __device__ inline unsigned group_size(const CGTy& g) { return g.size(); }

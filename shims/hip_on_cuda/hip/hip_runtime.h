@@ -9,5 +9,9 @@
  * Contract and limits: porter_hoc/wave.h (collectives), porter_hoc/mfma.h (MFMA), README.md.
  */
 #pragma once
+/* ROCm's include guard: ported code tests it (CUDA's __CUDA_RUNTIME_H__ maps to it). */
+#ifndef HIP_INCLUDE_HIP_HIP_RUNTIME_H
+#define HIP_INCLUDE_HIP_HIP_RUNTIME_H
+#endif
 
 #include <porter_hoc/all.h>

@@ -11,10 +11,20 @@
  *     defined otherwise), so code selecting a gfx950 path takes it;
  *   - the other properties (SM count, shared memory, clocks) are the NVIDIA GPU's: launch
  *     geometry derived from them is the NVIDIA GPU's, not an MI350X's.
- * Not provided: modules (hipModule*), graphs, textures/arrays, IPC, hipExtLaunch*,
- * cooperative launches. A port that needs them fails to compile here.
+ * The bulk of the API (types, constants, and the functions that forward unchanged) is generated
+ * from a table: porter_hoc/runtime_table.h, written by gen/generate.py from gen/runtime_api.txt,
+ * which also lists what is not provided and why (textures, modules, contexts, IPC, ...). This
+ * file holds the functions whose meaning or signature differs from CUDA's.
  */
 #pragma once
+/* ROCm's include guards of this header and of hip/driver_types.h, which it includes: ported
+ * code tests them (CUDA's __CUDA_RUNTIME_API_H__ and __DRIVER_TYPES_H__ map to them). */
+#ifndef HIP_INCLUDE_HIP_HIP_RUNTIME_API_H
+#define HIP_INCLUDE_HIP_HIP_RUNTIME_API_H
+#endif
+#ifndef HIP_INCLUDE_HIP_DRIVER_TYPES_H
+#define HIP_INCLUDE_HIP_DRIVER_TYPES_H
+#endif
 
 #include <porter_hoc/config.h>
 
@@ -22,78 +32,29 @@
 #define PORTER_HOC_GCN_ARCH_NAME "gfx950"
 #endif
 
-/* ---- types and constants ---- */
-typedef cudaError_t hipError_t;
-typedef cudaStream_t hipStream_t;
-typedef cudaEvent_t hipEvent_t;
-typedef cudaMemcpyKind hipMemcpyKind;
-typedef cudaFuncAttribute hipFuncAttribute;
-typedef cudaFuncAttributes hipFuncAttributes;
-typedef cudaFuncCache hipFuncCache_t;
-typedef cudaSharedMemConfig hipSharedMemConfig;
+/* A struct, not a typedef (gen/runtime_api.txt): ROCm declares `typedef struct
+ * hipFuncAttributes {...}`, and ported code writes `struct hipFuncAttributes a;`. CUDA's layout. */
+struct hipFuncAttributes : cudaFuncAttributes {};
+#include <porter_hoc/runtime_table.h>
+#include <porter_hoc/gfx950_props.h>
+
 typedef void* hipDeviceptr_t;
-
-constexpr hipError_t hipSuccess = cudaSuccess;
-constexpr hipError_t hipErrorInvalidValue = cudaErrorInvalidValue;
-constexpr hipError_t hipErrorOutOfMemory = cudaErrorMemoryAllocation;
-constexpr hipError_t hipErrorMemoryAllocation = cudaErrorMemoryAllocation;
-constexpr hipError_t hipErrorNotInitialized = cudaErrorInitializationError;
-constexpr hipError_t hipErrorInitializationError = cudaErrorInitializationError;
-constexpr hipError_t hipErrorInvalidConfiguration = cudaErrorInvalidConfiguration;
-constexpr hipError_t hipErrorInvalidDevice = cudaErrorInvalidDevice;
-constexpr hipError_t hipErrorInvalidDeviceFunction = cudaErrorInvalidDeviceFunction;
-constexpr hipError_t hipErrorInvalidSymbol = cudaErrorInvalidSymbol;
-constexpr hipError_t hipErrorInvalidMemcpyDirection = cudaErrorInvalidMemcpyDirection;
-constexpr hipError_t hipErrorNoDevice = cudaErrorNoDevice;
-constexpr hipError_t hipErrorNotReady = cudaErrorNotReady;
-constexpr hipError_t hipErrorNotSupported = cudaErrorNotSupported;
-constexpr hipError_t hipErrorLaunchFailure = cudaErrorLaunchFailure;
-constexpr hipError_t hipErrorLaunchOutOfResources = cudaErrorLaunchOutOfResources;
-constexpr hipError_t hipErrorIllegalAddress = cudaErrorIllegalAddress;
-constexpr hipError_t hipErrorInvalidResourceHandle = cudaErrorInvalidResourceHandle;
-constexpr hipError_t hipErrorPeerAccessAlreadyEnabled = cudaErrorPeerAccessAlreadyEnabled;
-constexpr hipError_t hipErrorPeerAccessNotEnabled = cudaErrorPeerAccessNotEnabled;
-constexpr hipError_t hipErrorAssert = cudaErrorAssert;
-constexpr hipError_t hipErrorUnknown = cudaErrorUnknown;
-
-constexpr hipMemcpyKind hipMemcpyHostToHost = cudaMemcpyHostToHost;
-constexpr hipMemcpyKind hipMemcpyHostToDevice = cudaMemcpyHostToDevice;
-constexpr hipMemcpyKind hipMemcpyDeviceToHost = cudaMemcpyDeviceToHost;
-constexpr hipMemcpyKind hipMemcpyDeviceToDevice = cudaMemcpyDeviceToDevice;
-constexpr hipMemcpyKind hipMemcpyDefault = cudaMemcpyDefault;
-
-constexpr hipFuncAttribute hipFuncAttributeMaxDynamicSharedMemorySize =
-    cudaFuncAttributeMaxDynamicSharedMemorySize;
-constexpr hipFuncAttribute hipFuncAttributePreferredSharedMemoryCarveout =
-    cudaFuncAttributePreferredSharedMemoryCarveout;
-
-constexpr hipFuncCache_t hipFuncCachePreferNone = cudaFuncCachePreferNone;
-constexpr hipFuncCache_t hipFuncCachePreferShared = cudaFuncCachePreferShared;
-constexpr hipFuncCache_t hipFuncCachePreferL1 = cudaFuncCachePreferL1;
-constexpr hipFuncCache_t hipFuncCachePreferEqual = cudaFuncCachePreferEqual;
-/* Bank-size configuration: HIP keeps the names and ignores the call on AMD; CUDA 13 keeps the
- * enum's values for old code, and hipDeviceSetSharedMemConfig below is a no-op on both. */
-constexpr hipSharedMemConfig hipSharedMemBankSizeDefault = cudaSharedMemBankSizeDefault;
-constexpr hipSharedMemConfig hipSharedMemBankSizeFourByte = cudaSharedMemBankSizeFourByte;
-constexpr hipSharedMemConfig hipSharedMemBankSizeEightByte = cudaSharedMemBankSizeEightByte;
-
-/* Flags: HIP's values equal CUDA's (hip_runtime_api.h / driver_types.h). */
-constexpr unsigned hipStreamDefault = cudaStreamDefault;
-constexpr unsigned hipStreamNonBlocking = cudaStreamNonBlocking;
-constexpr unsigned hipEventDefault = cudaEventDefault;
-constexpr unsigned hipEventBlockingSync = cudaEventBlockingSync;
-constexpr unsigned hipEventDisableTiming = cudaEventDisableTiming;
-constexpr unsigned hipEventInterprocess = cudaEventInterprocess;
-constexpr unsigned hipHostMallocDefault = cudaHostAllocDefault;
-constexpr unsigned hipHostMallocPortable = cudaHostAllocPortable;
-constexpr unsigned hipHostMallocMapped = cudaHostAllocMapped;
-constexpr unsigned hipHostMallocWriteCombined = cudaHostAllocWriteCombined;
-constexpr unsigned hipHostRegisterDefault = cudaHostRegisterDefault;
-constexpr unsigned hipHostRegisterPortable = cudaHostRegisterPortable;
-constexpr unsigned hipHostRegisterMapped = cudaHostRegisterMapped;
-constexpr unsigned hipMemAttachGlobal = cudaMemAttachGlobal;
-constexpr unsigned hipMemAttachHost = cudaMemAttachHost;
-#define hipStreamPerThread cudaStreamPerThread
+typedef int hipDevice_t;
+typedef cudaPointerAttributes hipPointerAttribute_t;
+typedef cudaGraphExecUpdateResult hipGraphExecUpdateResult;
+typedef cudaMemoryType hipMemoryType;
+constexpr hipMemoryType hipMemoryTypeHost = cudaMemoryTypeHost;
+constexpr hipMemoryType hipMemoryTypeDevice = cudaMemoryTypeDevice;
+constexpr hipMemoryType hipMemoryTypeManaged = cudaMemoryTypeManaged;
+constexpr hipMemoryType hipMemoryTypeUnregistered = cudaMemoryTypeUnregistered;
+constexpr hipMemoryAdvise hipMemAdviseSetReadMostly = cudaMemAdviseSetReadMostly;
+constexpr hipMemoryAdvise hipMemAdviseUnsetReadMostly = cudaMemAdviseUnsetReadMostly;
+constexpr hipMemoryAdvise hipMemAdviseSetPreferredLocation = cudaMemAdviseSetPreferredLocation;
+constexpr hipMemoryAdvise hipMemAdviseUnsetPreferredLocation = cudaMemAdviseUnsetPreferredLocation;
+constexpr hipMemoryAdvise hipMemAdviseSetAccessedBy = cudaMemAdviseSetAccessedBy;
+constexpr hipMemoryAdvise hipMemAdviseUnsetAccessedBy = cudaMemAdviseUnsetAccessedBy;
+#define hipCpuDeviceId cudaCpuDeviceId
+#define hipInvalidDeviceId cudaInvalidDeviceId
 
 /* ---- errors ---- */
 inline const char* hipGetErrorString(hipError_t e) { return cudaGetErrorString(e); }
@@ -126,6 +87,7 @@ struct hipDeviceProp_t {
   int canMapHostMemory;
   int computeMode;
   int concurrentKernels;
+  int asyncEngineCount;
   int ECCEnabled;
   int pciBusID;
   int pciDeviceID;
@@ -146,18 +108,7 @@ struct hipDeviceProp_t {
   char gcnArchName[256];
 };
 
-inline hipError_t hipGetDeviceCount(int* n) { return cudaGetDeviceCount(n); }
-inline hipError_t hipSetDevice(int d) { return cudaSetDevice(d); }
-inline hipError_t hipGetDevice(int* d) { return cudaGetDevice(d); }
-inline hipError_t hipDeviceSynchronize() { return cudaDeviceSynchronize(); }
-inline hipError_t hipDeviceReset() { return cudaDeviceReset(); }
-inline hipError_t hipDriverGetVersion(int* v) { return cudaDriverGetVersion(v); }
-inline hipError_t hipRuntimeGetVersion(int* v) { return cudaRuntimeGetVersion(v); }
-inline hipError_t hipDeviceSetCacheConfig(hipFuncCache_t c) { return cudaDeviceSetCacheConfig(c); }
 inline hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig) { return hipSuccess; /* no-op on both */ }
-inline hipError_t hipDeviceCanAccessPeer(int* can, int d, int peer) { return cudaDeviceCanAccessPeer(can, d, peer); }
-inline hipError_t hipDeviceEnablePeerAccess(int peer, unsigned flags) { return cudaDeviceEnablePeerAccess(peer, flags); }
-inline hipError_t hipDeviceDisablePeerAccess(int peer) { return cudaDeviceDisablePeerAccess(peer); }
 
 namespace porter_hoc {
 /* cudaDeviceProp's own warp-size member cannot be named after config.h (the warpSize macro
@@ -170,6 +121,7 @@ inline void fill_props(hipDeviceProp_t* p, const cudaDeviceProp& c) {
   p->sharedMemPerBlock = c.sharedMemPerBlock;
   p->regsPerBlock = c.regsPerBlock;
   p->warpSize = PORTER_HOC_WAVE_SIZE;
+
   p->memPitch = c.memPitch;
   p->maxThreadsPerBlock = c.maxThreadsPerBlock;
   for (int i = 0; i < 3; ++i) {
@@ -184,6 +136,7 @@ inline void fill_props(hipDeviceProp_t* p, const cudaDeviceProp& c) {
   p->integrated = c.integrated;
   p->canMapHostMemory = c.canMapHostMemory;
   p->concurrentKernels = c.concurrentKernels;
+  p->asyncEngineCount = c.asyncEngineCount;
   p->ECCEnabled = c.ECCEnabled;
   p->pciBusID = c.pciBusID;
   p->pciDeviceID = c.pciDeviceID;
@@ -202,6 +155,23 @@ inline void fill_props(hipDeviceProp_t* p, const cudaDeviceProp& c) {
   p->regsPerMultiprocessor = c.regsPerMultiprocessor;
   snprintf(p->gcnArchName, sizeof(p->gcnArchName), "%s", PORTER_HOC_GCN_ARCH_NAME);
 }
+
+inline void gfx950_identity(hipDeviceProp_t* p) {
+#if !defined(PORTER_HOC_PLATFORM_NVIDIA)
+  /* gfx950's identity and per-CU figures (porter_hoc/gfx950_props.h, generated from porter's
+   * hardware data). What a program sizes work by and then asks this GPU to run - SM/CU count,
+   * threads per multiprocessor, shared memory per block, global memory - stays the NVIDIA
+   * GPU's: a cooperative grid of 4 x 256 CUs, or a 160 KiB LDS request, cannot run on it. */
+  snprintf(p->name, sizeof(p->name), "%s", PORTER_HOC_GFX950_NAME);
+  p->major = 9;
+  p->minor = 5;
+  p->l2CacheSize = PORTER_HOC_GFX950_L2_BYTES;
+  p->maxSharedMemoryPerMultiProcessor = PORTER_HOC_GFX950_LDS_PER_CU;
+  p->regsPerMultiprocessor = PORTER_HOC_GFX950_REGS_PER_CU;
+  p->clockRate = PORTER_HOC_GFX950_CLOCK_KHZ;
+#endif
+  (void)p;
+}
 }  // namespace porter_hoc
 
 /* CUDA 13 removed clockRate, memoryClockRate, computeMode and kernelExecTimeoutEnabled from
@@ -216,6 +186,7 @@ inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* p, int device) {
   if (cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, device) == cudaSuccess) p->memoryClockRate = v;
   if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeMode, device) == cudaSuccess) p->computeMode = v;
   if (cudaDeviceGetAttribute(&v, cudaDevAttrKernelExecTimeout, device) == cudaSuccess) p->kernelExecTimeoutEnabled = v;
+  porter_hoc::gfx950_identity(p);
   return cudaSuccess;
 }
 
@@ -248,12 +219,35 @@ enum hipDeviceAttribute_t {
   hipDeviceAttributeIntegrated,
   hipDeviceAttributeManagedMemory,
   hipDeviceAttributeCooperativeLaunch,
+  hipDeviceAttributeImageSupport,
+  hipDeviceAttributeEccEnabled,
+  hipDeviceAttributeCanMapHostMemory,
+  hipDeviceAttributeConcurrentManagedAccess,
+  hipDeviceAttributePageableMemoryAccess,
+  hipDeviceAttributeMemoryPoolsSupported,
+  hipDeviceAttributeComputeMode,
+  hipDeviceAttributeAsyncEngineCount,
+  hipDeviceAttributeUnifiedAddressing,
+  hipDeviceAttributePciDomainID,
+  hipDeviceAttributeWallClockRate,
+  hipDeviceAttributeMaxRegistersPerMultiprocessor,
 };
 
 inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attr, int device) {
   cudaDeviceAttr a;
   switch (attr) {
     case hipDeviceAttributeWarpSize: *value = PORTER_HOC_WAVE_SIZE; return hipSuccess;
+    case hipDeviceAttributeWallClockRate: *value = 100000; return hipSuccess; /* kHz: wall_clock64() */
+#if !defined(PORTER_HOC_PLATFORM_NVIDIA)
+    /* gfx950's identity figures, as hipGetDeviceProperties reports them. */
+    case hipDeviceAttributeComputeCapabilityMajor: *value = 9; return hipSuccess;
+    case hipDeviceAttributeComputeCapabilityMinor: *value = 5; return hipSuccess;
+    case hipDeviceAttributeClockRate: *value = PORTER_HOC_GFX950_CLOCK_KHZ; return hipSuccess;
+    case hipDeviceAttributeL2CacheSize: *value = PORTER_HOC_GFX950_L2_BYTES; return hipSuccess;
+#endif
+    default: break;
+  }
+  switch (attr) {
     case hipDeviceAttributeMaxThreadsPerBlock: a = cudaDevAttrMaxThreadsPerBlock; break;
     case hipDeviceAttributeMaxBlockDimX: a = cudaDevAttrMaxBlockDimX; break;
     case hipDeviceAttributeMaxBlockDimY: a = cudaDevAttrMaxBlockDimY; break;
@@ -280,6 +274,18 @@ inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attr, i
     case hipDeviceAttributeIntegrated: a = cudaDevAttrIntegrated; break;
     case hipDeviceAttributeManagedMemory: a = cudaDevAttrManagedMemory; break;
     case hipDeviceAttributeCooperativeLaunch: a = cudaDevAttrCooperativeLaunch; break;
+    /* texture objects run on CUDA's texture units (porter_hoc/runtime_table.h) */
+    case hipDeviceAttributeImageSupport: *value = 1; return hipSuccess;
+    case hipDeviceAttributeEccEnabled: a = cudaDevAttrEccEnabled; break;
+    case hipDeviceAttributeCanMapHostMemory: a = cudaDevAttrCanMapHostMemory; break;
+    case hipDeviceAttributeConcurrentManagedAccess: a = cudaDevAttrConcurrentManagedAccess; break;
+    case hipDeviceAttributePageableMemoryAccess: a = cudaDevAttrPageableMemoryAccess; break;
+    case hipDeviceAttributeMemoryPoolsSupported: a = cudaDevAttrMemoryPoolsSupported; break;
+    case hipDeviceAttributeComputeMode: a = cudaDevAttrComputeMode; break;
+    case hipDeviceAttributeAsyncEngineCount: a = cudaDevAttrAsyncEngineCount; break;
+    case hipDeviceAttributeUnifiedAddressing: a = cudaDevAttrUnifiedAddressing; break;
+    case hipDeviceAttributePciDomainID: a = cudaDevAttrPciDomainId; break;
+    case hipDeviceAttributeMaxRegistersPerMultiprocessor: a = cudaDevAttrMaxRegistersPerMultiprocessor; break;
     default: return hipErrorInvalidValue;
   }
   return cudaDeviceGetAttribute(value, a, device);
@@ -302,40 +308,20 @@ inline hipError_t hipHostMalloc(T** p, size_t bytes, unsigned flags = hipHostMal
 }
 template <class T>
 inline hipError_t hipMallocHost(T** p, size_t bytes) { return cudaMallocHost(reinterpret_cast<void**>(p), bytes); }
-inline hipError_t hipFree(void* p) { return cudaFree(p); }
-inline hipError_t hipFreeAsync(void* p, hipStream_t s) { return cudaFreeAsync(p, s); }
-inline hipError_t hipHostFree(void* p) { return cudaFreeHost(p); }
-inline hipError_t hipFreeHost(void* p) { return cudaFreeHost(p); }
 inline hipError_t hipHostRegister(void* p, size_t bytes, unsigned flags) { return cudaHostRegister(p, bytes, flags); }
-inline hipError_t hipHostUnregister(void* p) { return cudaHostUnregister(p); }
 template <class T>
 inline hipError_t hipHostGetDevicePointer(T** dev, void* host, unsigned flags) {
   return cudaHostGetDevicePointer(reinterpret_cast<void**>(dev), host, flags);
 }
-inline hipError_t hipMemGetInfo(size_t* free_b, size_t* total_b) { return cudaMemGetInfo(free_b, total_b); }
 
-inline hipError_t hipMemcpy(void* dst, const void* src, size_t n, hipMemcpyKind k) { return cudaMemcpy(dst, src, n, k); }
 inline hipError_t hipMemcpyAsync(void* dst, const void* src, size_t n, hipMemcpyKind k, hipStream_t s = 0) {
   return cudaMemcpyAsync(dst, src, n, k, s);
-}
-inline hipError_t hipMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t w, size_t h,
-                              hipMemcpyKind k) {
-  return cudaMemcpy2D(dst, dpitch, src, spitch, w, h, k);
-}
-inline hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t w, size_t h,
-                                   hipMemcpyKind k, hipStream_t s = 0) {
-  return cudaMemcpy2DAsync(dst, dpitch, src, spitch, w, h, k, s);
-}
-inline hipError_t hipMemcpyPeer(void* dst, int ddev, const void* src, int sdev, size_t n) {
-  return cudaMemcpyPeer(dst, ddev, src, sdev, n);
 }
 inline hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void* src, size_t n) { return cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice); }
 inline hipError_t hipMemcpyDtoH(void* dst, hipDeviceptr_t src, size_t n) { return cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost); }
 inline hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n) {
   return cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice);
 }
-inline hipError_t hipMemset(void* p, int v, size_t n) { return cudaMemset(p, v, n); }
-inline hipError_t hipMemsetAsync(void* p, int v, size_t n, hipStream_t s = 0) { return cudaMemsetAsync(p, v, n, s); }
 
 /* Symbols: HIP_SYMBOL(x) is x here, so the CUDA template taking the symbol by reference
  * resolves it; a `const void*` from hipGetSymbolAddress-style code takes the other overload. */
@@ -358,26 +344,9 @@ template <class T>
 inline hipError_t hipGetSymbolAddress(void** p, const T& symbol) { return cudaGetSymbolAddress(p, symbol); }
 
 /* ---- streams and events ---- */
-inline hipError_t hipStreamCreate(hipStream_t* s) { return cudaStreamCreate(s); }
-inline hipError_t hipStreamCreateWithFlags(hipStream_t* s, unsigned f) { return cudaStreamCreateWithFlags(s, f); }
-inline hipError_t hipStreamCreateWithPriority(hipStream_t* s, unsigned f, int prio) {
-  return cudaStreamCreateWithPriority(s, f, prio);
-}
-inline hipError_t hipStreamDestroy(hipStream_t s) { return cudaStreamDestroy(s); }
-inline hipError_t hipStreamSynchronize(hipStream_t s) { return cudaStreamSynchronize(s); }
-inline hipError_t hipStreamQuery(hipStream_t s) { return cudaStreamQuery(s); }
 inline hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned f = 0) { return cudaStreamWaitEvent(s, e, f); }
-inline hipError_t hipDeviceGetStreamPriorityRange(int* least, int* greatest) {
-  return cudaDeviceGetStreamPriorityRange(least, greatest);
-}
 
-inline hipError_t hipEventCreate(hipEvent_t* e) { return cudaEventCreate(e); }
-inline hipError_t hipEventCreateWithFlags(hipEvent_t* e, unsigned f) { return cudaEventCreateWithFlags(e, f); }
 inline hipError_t hipEventRecord(hipEvent_t e, hipStream_t s = 0) { return cudaEventRecord(e, s); }
-inline hipError_t hipEventSynchronize(hipEvent_t e) { return cudaEventSynchronize(e); }
-inline hipError_t hipEventQuery(hipEvent_t e) { return cudaEventQuery(e); }
-inline hipError_t hipEventElapsedTime(float* ms, hipEvent_t a, hipEvent_t b) { return cudaEventElapsedTime(ms, a, b); }
-inline hipError_t hipEventDestroy(hipEvent_t e) { return cudaEventDestroy(e); }
 
 /* ---- launches and kernel attributes ---- */
 /* hipLaunchKernelGGL(kernel, grid, block, dynamic shared bytes, stream, args...): the
@@ -415,3 +384,133 @@ template <class T>
 inline hipError_t hipOccupancyMaxPotentialBlockSize(int* grid, int* block, T f, size_t shmem = 0, int limit = 0) {
   return cudaOccupancyMaxPotentialBlockSize(grid, block, f, shmem, limit);
 }
+
+/* ---- the rest of the hand-written part (gen/runtime_api.txt [manual]) ---- */
+inline hipError_t hipInit(unsigned int flags) { return flags == 0 ? cudaFree(nullptr) : hipErrorInvalidValue; }
+inline hipError_t hipDeviceGet(hipDevice_t* device, int ordinal) {
+  int n = 0;
+  const hipError_t e = cudaGetDeviceCount(&n);
+  if (e != hipSuccess) return e;
+  if (ordinal < 0 || ordinal >= n) return hipErrorInvalidDevice;
+  *device = ordinal;
+  return hipSuccess;
+}
+inline hipError_t hipDeviceGetName(char* name, int len, hipDevice_t device) {
+  hipDeviceProp_t p;
+  const hipError_t e = hipGetDeviceProperties(&p, device);
+  if (e == hipSuccess && len > 0) snprintf(name, static_cast<size_t>(len), "%s", p.name);
+  return e;
+}
+inline hipError_t hipDeviceComputeCapability(int* major, int* minor, hipDevice_t device) {
+  hipError_t e = hipDeviceGetAttribute(major, hipDeviceAttributeComputeCapabilityMajor, device);
+  return e != hipSuccess ? e : hipDeviceGetAttribute(minor, hipDeviceAttributeComputeCapabilityMinor, device);
+}
+inline hipError_t hipDeviceTotalMem(size_t* bytes, hipDevice_t device) {
+  cudaDeviceProp c;
+  const hipError_t e = cudaGetDeviceProperties(&c, device);
+  if (e == hipSuccess) *bytes = c.totalGlobalMem;
+  return e;
+}
+inline hipError_t hipChooseDevice(int* device, const hipDeviceProp_t*) { return cudaGetDevice(device); }
+inline hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig* c) { *c = hipSharedMemBankSizeFourByte; return hipSuccess; }
+template <class T>
+inline hipError_t hipFuncSetSharedMemConfig(T, hipSharedMemConfig) { return hipSuccess; /* no-op on both */ }
+
+template <class T>
+inline hipError_t hipMallocPitch(T** p, size_t* pitch, size_t width, size_t height) {
+  return cudaMallocPitch(reinterpret_cast<void**>(p), pitch, width, height);
+}
+template <class T>
+inline hipError_t hipHostAlloc(T** p, size_t bytes, unsigned flags = hipHostAllocDefault) {
+  return cudaHostAlloc(reinterpret_cast<void**>(p), bytes, flags);
+}
+template <class T>
+inline hipError_t hipMemAllocHost(T** p, size_t bytes) { return cudaMallocHost(reinterpret_cast<void**>(p), bytes); }
+inline hipError_t hipMemcpyWithStream(void* dst, const void* src, size_t n, hipMemcpyKind k, hipStream_t s) {
+  const hipError_t e = cudaMemcpyAsync(dst, src, n, k, s);
+  return e != hipSuccess ? e : cudaStreamSynchronize(s);
+}
+inline hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void* src, size_t n, hipStream_t s) {
+  return cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, s);
+}
+inline hipError_t hipMemcpyDtoHAsync(void* dst, hipDeviceptr_t src, size_t n, hipStream_t s) {
+  return cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, s);
+}
+inline hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n, hipStream_t s) {
+  return cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, s);
+}
+template <class T>
+inline hipError_t hipMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t n, size_t offset, hipMemcpyKind k,
+                                           hipStream_t s = 0) {
+  return cudaMemcpyFromSymbolAsync(dst, symbol, n, offset, k, s);
+}
+template <class T>
+inline hipError_t hipGetSymbolSize(size_t* size, const T& symbol) { return cudaGetSymbolSize(size, symbol); }
+/* CUDA 13 takes a cudaMemLocation where HIP takes a device ordinal (hipCpuDeviceId for the host). */
+inline cudaMemLocation porter_hoc_location(int device) {
+  cudaMemLocation l{};
+  l.type = device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
+  l.id = device == cudaCpuDeviceId ? 0 : device;
+  return l;
+}
+inline hipError_t hipMemPrefetchAsync(const void* p, size_t n, int device, hipStream_t s = 0) {
+  return cudaMemPrefetchAsync(p, n, porter_hoc_location(device), 0, s);
+}
+inline hipError_t hipMemAdvise(const void* p, size_t n, hipMemoryAdvise advice, int device) {
+  return cudaMemAdvise(p, n, advice, porter_hoc_location(device));
+}
+inline hipError_t hipPointerGetAttributes(hipPointerAttribute_t* a, const void* p) { return cudaPointerGetAttributes(a, p); }
+
+template <class T>
+inline hipError_t hipLaunchCooperativeKernel(T f, dim3 grid, dim3 block, void** args, unsigned int shmem,
+                                             hipStream_t s) {
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(f), grid, block, args, shmem, s);
+}
+template <class T>
+inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* n, T f, int block, size_t shmem,
+                                                                         unsigned int flags) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(n, f, block, shmem, flags);
+}
+
+/* Graphs: CUDA 12/13 changed these signatures (edge data, instantiate flags, update info). */
+inline hipError_t hipGraphInstantiate(hipGraphExec_t* exec, hipGraph_t graph, hipGraphNode_t* error_node = nullptr,
+                                      char* log = nullptr, size_t log_size = 0) {
+  if (error_node) *error_node = nullptr;
+  if (log && log_size) log[0] = '\0';
+  return cudaGraphInstantiate(exec, graph, 0);
+}
+inline hipError_t hipGraphAddDependencies(hipGraph_t g, const hipGraphNode_t* from, const hipGraphNode_t* to, size_t n) {
+  return cudaGraphAddDependencies(g, from, to, nullptr, n);
+}
+inline hipError_t hipGraphRemoveDependencies(hipGraph_t g, const hipGraphNode_t* from, const hipGraphNode_t* to,
+                                             size_t n) {
+  return cudaGraphRemoveDependencies(g, from, to, nullptr, n);
+}
+inline hipError_t hipGraphGetEdges(hipGraph_t g, hipGraphNode_t* from, hipGraphNode_t* to, size_t* n) {
+  return cudaGraphGetEdges(g, from, to, nullptr, n);
+}
+inline hipError_t hipGraphNodeGetDependencies(hipGraphNode_t node, hipGraphNode_t* deps, size_t* n) {
+  return cudaGraphNodeGetDependencies(node, deps, nullptr, n);
+}
+inline hipError_t hipGraphNodeGetDependentNodes(hipGraphNode_t node, hipGraphNode_t* deps, size_t* n) {
+  return cudaGraphNodeGetDependentNodes(node, deps, nullptr, n);
+}
+inline hipError_t hipGraphExecUpdate(hipGraphExec_t exec, hipGraph_t graph, hipGraphNode_t* error_node,
+                                     hipGraphExecUpdateResult* result) {
+  cudaGraphExecUpdateResultInfo info{};
+  const hipError_t e = cudaGraphExecUpdate(exec, graph, &info);
+  if (error_node) *error_node = info.errorNode;
+  if (result) *result = info.result;
+  return e;
+}
+inline hipError_t hipStreamGetCaptureInfo(hipStream_t s, hipStreamCaptureStatus* status,
+                                          unsigned long long* id = nullptr) {
+  return cudaStreamGetCaptureInfo(s, status, id);
+}
+
+/* Channel descriptors (HIP: a function and a template, as CUDA's). */
+inline hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, hipChannelFormatKind f) {
+  return cudaCreateChannelDesc(x, y, z, w, f);
+}
+template <class T>
+inline hipChannelFormatDesc hipCreateChannelDesc() { return cudaCreateChannelDesc<T>(); }

@@ -17,37 +17,34 @@ namespace porter_hoc {
 /* Value of the lowest active lane (v_readfirstlane_b32). */
 template <class T>
 __device__ inline T readfirstlane(T v) {
+  const unsigned long long bits = to_bits(v);
   WaveCall c;
-  c.publish(to_bits(v));
+  c.publish(static_cast<unsigned>(bits));
   const unsigned first = static_cast<unsigned>(__ffsll(static_cast<long long>(c.live())) - 1);
-  const T r = from_bits<T>(c.value_of(first));
+  unsigned long long r = c.value_of(first);
   c.finish();
-  return r;
+  if (sizeof(T) > 4) r |= static_cast<unsigned long long>(read_word(static_cast<unsigned>(bits >> 32), first)) << 32;
+  return from_bits<T>(r);
 }
 
 /* ds_bpermute_b32: "pull" - lane reads `data` of lane (byte_addr / 4) % 64; 0 if inactive. */
 __device__ inline int ds_bpermute(int byte_addr, int data) {
-  WaveCall c;
-  c.publish(static_cast<unsigned>(data));
-  const int r = static_cast<int>(c.value_of((static_cast<unsigned>(byte_addr) >> 2) % 64u));
-  c.finish();
-  return r;
+  return static_cast<int>(read_word(static_cast<unsigned>(data), (static_cast<unsigned>(byte_addr) >> 2) % 64u));
 }
 
 /* ds_permute_b32: "push" - lane sends `data` to lane (byte_addr / 4) % 64; a lane that
- * receives several values keeps the one from the highest source lane, none gives 0. */
+ * receives several values keeps the one from the highest source lane, none gives 0. Two
+ * calls: the destinations (to find the caller's source), then the data. */
 __device__ inline int ds_permute(int byte_addr, int data) {
-  WaveCall c;
   const unsigned dest = (static_cast<unsigned>(byte_addr) >> 2) % 64u;
-  c.publish(static_cast<unsigned long long>(dest) << 32 | static_cast<unsigned>(data));
-  int r = 0;
-  for (unsigned l = 0; l < 64; ++l) {
-    if (!((c.live() >> l) & 1ull)) continue;
-    const unsigned long long s = c.value_of(l);
-    if (static_cast<unsigned>(s >> 32) == c.lane()) r = static_cast<int>(static_cast<unsigned>(s));
-  }
+  WaveCall c;
+  c.publish(dest);
+  int src = -1;
+  for (unsigned l = 0; l < 64; ++l)
+    if (((c.live() >> l) & 1ull) && c.value_of(l) == c.lane()) src = static_cast<int>(l);
   c.finish();
-  return r;
+  const unsigned got = read_word(static_cast<unsigned>(data), src < 0 ? 0u : static_cast<unsigned>(src));
+  return src < 0 ? 0 : static_cast<int>(got);
 }
 
 /* v_mbcnt_lo/hi: acc + number of set bits of `mask` below the caller's lane, split in the
@@ -103,6 +100,39 @@ __device__ inline int sbfe(int x, unsigned offset, unsigned width) {
  * path on exactly that: shims/compat/mfma_gfx950.h, half_wave_step). */
 __device__ inline unsigned long long read_exec() { return activemask(); }
 
+
+/* v_readlane_b32: the value of lane `src` (0..63), the same in every lane. */
+template <class T>
+__device__ inline T readlane(T v, int src) { return read_lane(v, static_cast<unsigned>(src) % 64u); }
+
+/* ds_swizzle_b32 (CDNA3 ISA, "DS_SWIZZLE_B32"): offset bit 15 set - quad-permute mode, lane
+ * 4q+i reads lane 4q + offset[2i+1:2i]; clear - bit-mask mode within each group of 32 lanes,
+ * lane reads ((lane & and) | or) ^ xor with and = offset[4:0], or = offset[9:5],
+ * xor = offset[14:10]. Both stay within the caller's 32-lane half, hence its NVIDIA warp. */
+__device__ inline int ds_swizzle(int data, int offset) {
+  const unsigned l = lane_id();
+  const unsigned off = static_cast<unsigned>(offset);
+  unsigned src;
+  if (off & 0x8000u) {
+    src = (l & ~3u) | ((off >> (2u * (l & 3u))) & 3u);
+  } else {
+    const unsigned and_m = off & 31u, or_m = (off >> 5) & 31u, xor_m = (off >> 10) & 31u;
+    src = (l & 32u) | ((((l & 31u) & and_m) | or_m) ^ xor_m);
+  }
+  return read_lane_in_warp(data, src);
+}
+
+/* v_med3_f32: the median of three (NaN handling as fminf/fmaxf). */
+__device__ inline float fmed3(float a, float b, float c) { return fmaxf(fminf(a, b), fminf(fmaxf(a, b), c)); }
+__device__ inline __half fmed3h(__half a, __half b, __half c) {
+  return __float2half(fmed3(__half2float(a), __half2float(b), __half2float(c)));
+}
+
+/* s_memtime / s_memrealtime: a 64-bit counter (the GPU's clock64; %globaltimer for the
+ * real-time one, in ns where AMD counts 100 MHz ticks - a program may only take differences). */
+__device__ inline unsigned long long memtime() { return static_cast<unsigned long long>(clock64()); }
+__device__ inline unsigned long long memrealtime() { return globaltimer_ns() / 10ull; }
+
 }  // namespace porter_hoc
 
 #define __builtin_amdgcn_readfirstlane(v) ::porter_hoc::readfirstlane(v)
@@ -134,3 +164,17 @@ __device__ inline unsigned long long read_exec() { return activemask(); }
 /* __builtin_amdgcn_fence(order, "scope"): a device-wide fence is at least as strong as any
  * scope a port asks for (wavefront, workgroup, agent). */
 #define __builtin_amdgcn_fence(order, ...) __threadfence()
+#define __builtin_amdgcn_readlane(v, lane) ::porter_hoc::readlane((v), (lane))
+#define __builtin_amdgcn_ds_swizzle(v, pattern) ::porter_hoc::ds_swizzle((v), (pattern))
+#define __builtin_amdgcn_fmed3f(a, b, c) ::porter_hoc::fmed3((a), (b), (c))
+#define __builtin_amdgcn_fmed3h(a, b, c) ::porter_hoc::fmed3h((a), (b), (c))
+#define __builtin_amdgcn_s_memtime() ::porter_hoc::memtime()
+#define __builtin_amdgcn_s_memrealtime() ::porter_hoc::memrealtime()
+#define __builtin_amdgcn_workitem_id_x() (threadIdx.x)
+#define __builtin_amdgcn_workitem_id_y() (threadIdx.y)
+#define __builtin_amdgcn_workitem_id_z() (threadIdx.z)
+#define __builtin_amdgcn_workgroup_id_x() (blockIdx.x)
+#define __builtin_amdgcn_workgroup_id_y() (blockIdx.y)
+#define __builtin_amdgcn_workgroup_id_z() (blockIdx.z)
+#define __builtin_amdgcn_s_dcache_inv() ((void)0)
+#define __builtin_amdgcn_buffer_wbinvl1() ((void)0)

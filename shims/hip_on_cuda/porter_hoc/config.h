@@ -13,14 +13,25 @@
  * honest outcome.
  *
  * Include order matters: every CUDA header that mentions warpSize or declares the warp
- * intrinsics (__shfl_sync, __ballot_sync, ...) is included here, *before* porter_hoc/aliases.h
- * renames those identifiers. A CUDA header included after <hip/hip_runtime.h> would see the
- * renames; HIP ports do not include CUDA headers, so this is documented, not handled.
+ * intrinsics is included here, while nvcc.opts' renames (CUDA's __shfl_sync -> 
+ * porter_hoc_cuda_shfl_sync, ...) are in force; porter_hoc/cuda_names_off.h then ends them, so
+ * that HIP's names can be declared (porter_hoc/hip_names.h). A CUDA header included after
+ * <hip/hip_runtime.h> must be bracketed by porter_hoc/cuda_begin.h and porter_hoc/cuda_end.h
+ * (the library headers of this directory do so).
  */
 #pragma once
 
 #if !defined(__CUDACC__)
 #error "shims/hip_on_cuda is for nvcc (CUDA C++ mode): compile with nvcc -x cu or a .cu file"
+#endif
+
+/* nvcc.opts (beside this directory's hip/ and porter_hoc/) renames, with -D on the command
+ * line, CUDA's 32-lane warp functions (__shfl_sync, __ballot, __any, __activemask, __syncwarp,
+ * ...) to porter_hoc_cuda_*: nvcc includes cuda_runtime.h, which declares them, before the
+ * first line of the source, and a declaration cannot be taken back, so the renaming must be in
+ * force before it. HIP's names are then free for real functions (porter_hoc/hip_names.h). */
+#if !defined(__shfl_sync) || !defined(__any) || !defined(__activemask)
+#error "porter hip_on_cuda: build with nvcc --options-file <porter>/shims/hip_on_cuda/nvcc.opts (it renames CUDA's warp functions so that HIP's can be declared)"
 #endif
 
 #include <cuda_runtime.h>
@@ -31,8 +42,28 @@
 #include <cstdint>
 #include <type_traits>
 
+/* From here on, HIP's names: the renames end (a CUDA header included later must be bracketed
+ * by porter_hoc/cuda_begin.h and porter_hoc/cuda_end.h, as the library headers here do). */
+#include <porter_hoc/cuda_names_off.h>
+
 /* Marks this executor; ports and fixtures may test it. */
 #define PORTER_HIP_ON_CUDA 1
+
+/* PORTER_HOC_PLATFORM_NVIDIA builds the same program as HIP's NVIDIA platform would: 32-lane
+ * warps, __HIP_PLATFORM_NVIDIA__, CUDA's macros visible. It is the native control of
+ * bench/hip_on_cuda_control.py (HIP 5.2's own hip/nvidia_detail headers do not build with
+ * CUDA 13), not an executor: it checks nothing about AMD. */
+#if defined(PORTER_HOC_PLATFORM_NVIDIA)
+#ifndef __HIP_PLATFORM_NVIDIA__
+#define __HIP_PLATFORM_NVIDIA__ 1
+#endif
+#ifndef __HIP_PLATFORM_NVCC__
+#define __HIP_PLATFORM_NVCC__ 1
+#endif
+#ifndef __HIPCC__
+#define __HIPCC__ 1
+#endif
+#else
 
 /* HIP's platform macros (hip_common.h on ROCm): we emulate the AMD platform, see above. */
 #ifndef __HIP_PLATFORM_AMD__
@@ -44,6 +75,27 @@
 #ifndef __HIPCC__
 #define __HIPCC__ 1
 #endif
+/* clang defines __HIP__ for every HIP compilation (host and device passes alike); code that
+ * switches on it must take its HIP branch in both passes here too, or a WARP_SIZE can be 32 on
+ * the host and 64 on the device. */
+#ifndef __HIP__
+#define __HIP__ 1
+#endif
+
+/* Device-pass macros clang defines when it compiles for gfx950 (clang's AMDGPU target
+ * defines __GFX9__ and __gfx950__ for the device compilation only; HARDWARE.md "Porting
+ * facts" names __GFX9__ as the way ports get a compile-time wave size). nvcc's device pass
+ * is the one with __CUDA_ARCH__. */
+#if defined(__CUDA_ARCH__)
+#ifndef __GFX9__
+#define __GFX9__ 1
+#endif
+#ifndef __gfx950__
+#define __gfx950__ 1
+#endif
+#endif
+
+#endif /* PORTER_HOC_PLATFORM_NVIDIA */
 
 /* The HIP version whose warp-function rules are reproduced (64-bit *_sync masks checked at
  * compile time: ROCm 6.3 release notes / HIP "Warp cross-lane functions"). Encoding as in
@@ -53,30 +105,23 @@
 #define HIP_VERSION_PATCH 0
 #define HIP_VERSION (HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000 + HIP_VERSION_PATCH)
 
-/* Device-pass macros clang defines when it compiles for gfx950 (clang's AMDGPU target
- * defines __GFX9__ and __gfx950__ for the device compilation only; HARDWARE.md "Porting
- * facts" names __GFX9__ as the way ports get a compile-time wave size). nvcc's device pass
- * is the one with __CUDA_ARCH__. */
-#if defined(__CUDA_ARCH__)
-#ifndef __HIP_DEVICE_COMPILE__
+/* Defined in the device pass on both HIP platforms (nvcc's device pass: __CUDA_ARCH__). */
+#if defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
 #define __HIP_DEVICE_COMPILE__ 1
-#endif
-#ifndef __GFX9__
-#define __GFX9__ 1
-#endif
-#ifndef __gfx950__
-#define __gfx950__ 1
-#endif
 #endif
 
 /* Wave size of gfx9 (CDNA): 64 (HARDWARE.md, Devices table and "Porting facts").
  * __AMDGCN_WAVEFRONT_SIZE is the (deprecated in ROCm 7) clang macro many ports still read. */
+#if defined(PORTER_HOC_PLATFORM_NVIDIA)
+#define PORTER_HOC_WAVE_SIZE 32
+#else
 #define PORTER_HOC_WAVE_SIZE 64
 #ifndef __AMDGCN_WAVEFRONT_SIZE
 #define __AMDGCN_WAVEFRONT_SIZE 64
 #endif
 #ifndef __AMDGCN_WAVEFRONT_SIZE__
 #define __AMDGCN_WAVEFRONT_SIZE__ 64
+#endif
 #endif
 
 /* warpSize.

@@ -73,3 +73,32 @@ template <class T>
 __device__ inline T safeAtomicAdd(T* addr, T val) { return atomicAdd(addr, val); }
 template <class T>
 __device__ inline void atomicAddNoRet(T* addr, T val) { (void)atomicAdd(addr, val); }
+
+/* HIP's bit-field device functions (HIP C++ language extensions, "Integer intrinsics"):
+ * v_bfe_u32 / bitfield insert semantics - offset and width taken mod 32 (64). */
+__device__ inline unsigned int __bitextract_u32(unsigned int src0, unsigned int src1, unsigned int src2) {
+  const unsigned off = src1 & 31u, w = src2 & 31u;
+  return w == 0 ? 0u : (src0 >> off) & ((1u << w) - 1u);
+}
+__device__ inline unsigned long long __bitextract_u64(unsigned long long src0, unsigned int src1, unsigned int src2) {
+  const unsigned off = src1 & 63u, w = src2 & 63u;
+  return w == 0 ? 0ull : (src0 >> off) & ((1ull << w) - 1ull);
+}
+__device__ inline unsigned int __bitinsert_u32(unsigned int src0, unsigned int src1, unsigned int src2, unsigned int src3) {
+  const unsigned off = src2 & 31u, w = src3 & 31u;
+  const unsigned mask = w == 0 ? 0u : ((1u << w) - 1u);
+  return (src0 & ~(mask << off)) | ((src1 & mask) << off);
+}
+__device__ inline unsigned long long __bitinsert_u64(unsigned long long src0, unsigned long long src1, unsigned int src2,
+                                                     unsigned int src3) {
+  const unsigned off = src2 & 63u, w = src3 & 63u;
+  const unsigned long long mask = w == 0 ? 0ull : ((1ull << w) - 1ull);
+  return (src0 & ~(mask << off)) | ((src1 & mask) << off);
+}
+/* HIP's constant-rate counter: AMD's runs at 100 MHz (hipDeviceAttributeWallClockRate); here
+ * %globaltimer (ns) / 10, the same rate. */
+__device__ inline unsigned long long wall_clock64() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t / 10ull;
+}

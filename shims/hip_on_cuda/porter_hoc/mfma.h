@@ -29,10 +29,10 @@
  * (e/4)*8, column l%32); AMD lab notes "AMD matrix cores" (ROCm blogs) for the 16x16x16 and
  * 32x32x8 layouts. Ground truth remains the MI350X itself: run the mfma fixture on one.
  *
- * Emulation: the lanes publish their A and B registers through the wave scratch two
- * registers at a time (4 x 16 bits per 64-bit slot), and every lane computes its own D
- * elements from what it reads: products of bf16/f16 values are exact in fp32 and are summed
- * with fp32 fma starting from C, in a fixed order (by register pair, then lane group).
+ * Emulation: the lanes publish their A and B registers through the wave scratch one register
+ * at a time (A[r] and B[r] in one 32-bit slot), and every lane computes its own D elements
+ * from what it reads: products of bf16/f16 values are exact in fp32 and are summed with fp32
+ * fma starting from C, in a fixed order (by register, then lane group).
  * The hardware's internal summation order is not documented, so results can differ from
  * an MI350X in the last bits: compare with a tolerance.
  *
@@ -108,30 +108,26 @@ __device__ inline vec<float, NACC> mfma(const vec<T, KPL>& a, const vec<T, KPL>&
                                         const vec<float, NACC>& c) {
   constexpr int G = 64 / M;  // lane groups along k
   static_assert(M * M == 64 * NACC, "accumulator size must be M*M/64 per lane");
-  static_assert(KPL % 2 == 0, "operands move two registers per exchange");
   const unsigned l = lane_id();
   vec<float, NACC> d = c;
-  for (int r = 0; r < KPL; r += 2) {
-    // Lane slot: A[r] | A[r+1] << 16 | B[r] << 32 | B[r+1] << 48.
+  // One exchange per operand register r: lane slot = A[r] | B[r] << 16. The loops are kept
+  // rolled so that a 512-thread block still fits the register file (the operands of the
+  // other lanes are read from the scratch as they are used, never held).
+#pragma unroll 1
+  for (int r = 0; r < KPL; ++r) {
     WaveCall call;
-    const unsigned long long mine =
-        static_cast<unsigned long long>(elem_bits(a[r])) |
-        static_cast<unsigned long long>(elem_bits(a[r + 1])) << 16 |
-        static_cast<unsigned long long>(elem_bits(b[r])) << 32 |
-        static_cast<unsigned long long>(elem_bits(b[r + 1])) << 48;
-    call.publish(mine);
+    call.publish(static_cast<unsigned>(elem_bits(a[r])) | static_cast<unsigned>(elem_bits(b[r])) << 16);
+    const int col = static_cast<int>(l % M);
+#pragma unroll 1
     for (int e = 0; e < NACC; ++e) {
       const int row = 4 * G * (e / 4) + 4 * static_cast<int>(l / M) + e % 4;
-      const int col = static_cast<int>(l % M);
       float acc = d[e];
-      for (int g = 0; g < G; ++g) {      // k = g * KPL + r and g * KPL + r + 1
-        const unsigned long long from_a = call.value_of(row + M * g);  // holds A[row][k]
-        const unsigned long long from_b = call.value_of(col + M * g);  // holds B[k][col]
-        for (int h = 0; h < 2; ++h) {
-          const float av = bits_to_float<T>::get(static_cast<unsigned short>(from_a >> (16 * h)));
-          const float bv = bits_to_float<T>::get(static_cast<unsigned short>(from_b >> (32 + 16 * h)));
-          acc = fmaf(av, bv, acc);
-        }
+#pragma unroll
+      for (int g = 0; g < G; ++g) {  // k = g * KPL + r
+        const unsigned from_a = call.value_of(row + M * g);  // holds A[row][k] in bits 0-15
+        const unsigned from_b = call.value_of(col + M * g);  // holds B[k][col] in bits 16-31
+        acc = fmaf(bits_to_float<T>::get(static_cast<unsigned short>(from_a)),
+                   bits_to_float<T>::get(static_cast<unsigned short>(from_b >> 16)), acc);
       }
       d[e] = acc;
     }

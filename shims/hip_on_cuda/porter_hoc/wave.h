@@ -28,17 +28,21 @@
  * counts the barriers it has passed in its arrival word, and waits for the other warp's count
  * to reach its own. Nothing on an NVIDIA GPU tells a warp that another warp has exited, so the
  * wait is bounded: after PORTER_HOC_ABSENT_MS (default 100) of %globaltimer without the other
- * warp arriving, the waiting warp presumes it exited, marks it so in its arrival word (one
- * compare-and-swap, so that an arrival and the presumption cannot both win) and goes on with
- * those 32 lanes inactive - AMD's semantics for exited lanes, and for lanes that branched
- * elsewhere while this collective ran. That costs one wait per such wave and block; later
- * collectives see the mark and do not wait. If the presumed warp was in fact alive, its next
- * collective finds the mark and traps with a message naming the block and the wave: the run
- * fails loudly, never with a silent wrong value and never with a hang.
+ * warp arriving, the waiting warp presumes it exited, says so in its own arrival word (an
+ * "absent" bit; each warp writes only its own word, with plain stores) and goes on with those
+ * 32 lanes inactive - AMD's semantics for exited lanes, and for lanes that branched elsewhere
+ * while this collective ran. That costs one wait per such wave and block; later collectives
+ * of the warp see its own bit and do not wait. A decision taken in the very instant the
+ * partner arrives is undone (both sides fence between their store and their load of the
+ * other's word, so at least one sees the other). If the presumed warp was in fact alive, its
+ * next collective finds the bit and traps with a message naming the block and the wave: the
+ * run fails loudly, never with a silent wrong value and never with a hang. Collectives whose
+ * sources all lie in the caller's own warp (segments of <= 32 lanes) do not use the barrier
+ * at all, so a 16-lane reduction under `if (threadIdx.y == 0)` never waits.
  *   Shared memory is not initialised at launch, so an arrival word carries a tag of its block
  *   and launch (%gridid, the launch's number in the context, and the linear block index) and a
  *   word with another tag reads as "no barrier passed yet". Word layout: bits 63..41 %gridid
- *   mod 2^23, 40..9 the block index mod 2^32, 8 the presumed-exited mark, 7..0 the count mod
+ *   mod 2^23, 40..9 the block index mod 2^32, 8 the absent bit, 7..0 the count mod
  *   256 (the two warps of a wave are never more than one barrier apart).
  *
  * Contract (what ported code must satisfy here; violations are undefined: wrong values or a
@@ -57,9 +61,12 @@
  *      wave's lockstep, is not emulated: the two warps are not in lockstep. Use __syncthreads,
  *      or __builtin_amdgcn_wave_barrier / __syncwarp, which map to the wave barrier here.
  *
- * Cost: 8.5 KiB of static shared memory per block in kernels that use a collective (16 waves x
- * 64 lanes x 8 bytes, plus the per-warp words), counted against the 48 KiB static limit and the
- * opt-in maximum of dynamic shared memory. Speed is not a goal.
+ * Cost: 8.9 KiB of static shared memory per block in kernels that use a collective (two
+ * buffers x 16 waves x 64 lanes x 4 bytes, plus the per-warp words), counted against the 48 KiB
+ * static limit and the opt-in maximum of dynamic shared memory. A collective costs one wave
+ * barrier (two for a 64-bit value); a shuffle whose sources all lie in the caller's 32-lane
+ * half (a segment of <= 32 lanes, a lane mask < 32) is CUDA's own warp shuffle and waits for
+ * nobody.
  */
 #pragma once
 
@@ -79,9 +86,12 @@ constexpr unsigned kMaxWaves = 16;           // 1024 threads per block / 64
  * function is one per block in each kernel that (transitively) uses it; kernels that use no
  * collective do not pay for it. */
 struct WaveScratch {
-  unsigned long long slot[kMaxWaves][kWaveLanes];
-  unsigned word[kMaxWaves][2];  // one 32-bit word per warp (a warp's ballot, say)
-  unsigned live[kMaxWaves][2];  // the live lanes of each warp
+  /* Two buffers, used by alternate collectives of a wave (the parity of its barrier count):
+   * a collective writes one while the partner may still read the other, so one barrier per
+   * collective orders everything (see WaveCall). */
+  unsigned slot[2][kMaxWaves][kWaveLanes];  // one 32-bit word per lane (64-bit values: two calls)
+  unsigned word[2][kMaxWaves][2];  // one 32-bit word per warp (a warp's ballot, say)
+  unsigned live[2][kMaxWaves][2];  // the live lanes of each warp
   unsigned long long arrival[kMaxWaves][2];  // each warp's arrival word (see "Wave barrier")
 };
 
@@ -116,9 +126,12 @@ __device__ inline WavePos wave_pos() {
 /* ---- the wave barrier (see "Wave barrier" above) ---- */
 
 constexpr unsigned long long kArrivalCount = 0xffull;  // bits 7..0
-constexpr unsigned long long kArrivalAbsent = 0x100ull;  // bit 8
+constexpr unsigned long long kArrivalAbsent = 0x100ull;  // bit 8: "I go on without my partner"
 constexpr unsigned long long kArrivalTag = ~0x1ffull;  // bits 63..9
 constexpr unsigned long long kAbsentNs = 1000000ull * PORTER_HOC_ABSENT_MS;
+/* How long a late warp waits for its partner to withdraw an "absent" decision taken in the
+ * same instant (see arrive_and_wait): far longer than the few instructions that takes. */
+constexpr unsigned long long kGraceNs = 2000000ull;
 
 /* This block of this launch, in the tag bits of an arrival word. */
 __device__ inline unsigned long long arrival_tag() {
@@ -152,84 +165,138 @@ __device__ __noinline__ inline void presumed_exited_but_alive(const WavePos& p) 
   __trap();
 }
 
-/* One lane per warp: count this warp's arrival, then wait for the other warp's. Returns
- * whether the other warp took part (false once it is presumed exited). */
-__device__ inline bool arrive_and_wait(const WavePos& p) {
+__device__ inline void store_arrival(unsigned long long* w, unsigned long long v) {
+  *static_cast<volatile unsigned long long*>(w) = v;
+}
+
+/* How many barriers a word says its warp has passed in this block and launch (0 for a word
+ * of another block or launch: shared memory is not initialised). */
+__device__ inline unsigned long long count_of(unsigned long long w, unsigned long long tag) {
+  return (w & kArrivalTag) == tag ? (w & kArrivalCount) : 0ull;
+}
+/* Whether `count` has reached `target` (the two warps are at most one barrier apart). */
+__device__ inline bool reached(unsigned long long count, unsigned long long target) {
+  return static_cast<signed char>(static_cast<unsigned char>(count - target)) >= 0;
+}
+
+/* One lane per warp: publish this warp's arrival, then wait for the other warp's. Returns
+ * whether the other warp took part; *count_out is this warp's barrier count after the arrival
+ * (its low bit picks the scratch buffer).
+ *
+ * Each warp writes only its own word (a plain store, no atomic). A warp that has waited the
+ * bound for its partner sets the absent bit in ITS OWN word ("I go on without my partner")
+ * and from then on runs its collectives alone. The race between that decision and a late
+ * arrival is closed Dekker-style: each side stores, fences (membar.cta is sequentially
+ * consistent), then loads the other's word - at least one of the two sees the other. The one
+ * that gives up re-reads after its store: if the partner did arrive, it clears the bit and
+ * pairs. A partner that sees the bit waits a short grace for it to clear; if it stays set,
+ * the partner arrived after it was given up for exited, and traps with a message. */
+__device__ inline bool arrive_and_wait(const WavePos& p, unsigned* count_out) {
   WaveScratch& s = scratch();
   const unsigned long long tag = arrival_tag();
   unsigned long long* mine = &s.arrival[p.wave][p.half];
   unsigned long long* other = &s.arrival[p.wave][p.half ^ 1u];
-  unsigned long long seen = load_arrival(mine), target;
-  for (;;) {  // a CAS loop: the partner may be marking this word at the same time
-    const bool ours = (seen & kArrivalTag) == tag;
-    if (ours && (seen & kArrivalAbsent)) presumed_exited_but_alive(p);
-    target = ((ours ? seen & kArrivalCount : 0ull) + 1ull) & kArrivalCount;
-    const unsigned long long prev = atomicCAS(mine, seen, tag | target);
-    if (prev == seen) break;
-    seen = prev;
+  const unsigned long long seen = load_arrival(mine);
+  const unsigned long long target = (count_of(seen, tag) + 1ull) & kArrivalCount;
+  *count_out = static_cast<unsigned>(target);
+  if ((seen & kArrivalTag) == tag && (seen & kArrivalAbsent)) {  // already going on alone
+    store_arrival(mine, tag | kArrivalAbsent | target);
+    return false;
   }
-  unsigned long long start = globaltimer_ns();
-  unsigned sleep_ns = 32;
-  for (;;) {
-    const unsigned long long w = load_arrival(other);
-    const bool ours = (w & kArrivalTag) == tag;
-    if (ours && (w & kArrivalAbsent)) return false;
-    const unsigned long long count = ours ? w & kArrivalCount : 0ull;
-    // The partner is at most one barrier behind or ahead: compare modulo 256.
-    if (static_cast<signed char>(static_cast<unsigned char>(count - target)) >= 0) return true;
-    const unsigned long long now = globaltimer_ns();
-    if (now < start) start = now;  // the driver set the timer back: count from here
-    if (now - start > kAbsentNs) {
-      if (atomicCAS(other, w, tag | kArrivalAbsent | count) == w) return false;
-      continue;  // it arrived (or moved) meanwhile: look again
+  __threadfence_block();  // this warp's slot writes before its arrival
+  store_arrival(mine, tag | target);
+  __threadfence_block();  // the arrival before the reads of the partner's word (Dekker)
+  unsigned long long start = 0;
+  unsigned sleep_ns = 0;
+  for (unsigned spins = 0;; ++spins) {
+    unsigned long long w = load_arrival(other);
+    if ((w & kArrivalTag) == tag && (w & kArrivalAbsent)) {
+      // The partner decided to go on without this warp. If it decided before seeing this
+      // arrival, it will see it on its re-read and clear the bit: wait a grace for that.
+      const unsigned long long t0 = globaltimer_ns();
+      while ((w & kArrivalAbsent) && (w & kArrivalTag) == tag && globaltimer_ns() - t0 < kGraceNs) w = load_arrival(other);
+      if ((w & kArrivalTag) == tag && (w & kArrivalAbsent)) presumed_exited_but_alive(p);
+      continue;
     }
-    __nanosleep(sleep_ns);
-    if (sleep_ns < 1024) sleep_ns *= 2;
+    if (reached(count_of(w, tag), target)) {
+      __threadfence_block();  // the partner's slot writes before this warp's reads
+      return true;
+    }
+    if ((spins & 63u) != 63u) continue;
+    const unsigned long long now = globaltimer_ns();
+    if (start == 0 || now < start) start = now;  // first look (or the driver set the timer back)
+    if (now - start > kAbsentNs) {
+      store_arrival(mine, tag | kArrivalAbsent | target);
+      __threadfence_block();  // the decision before the re-read (Dekker)
+      if (reached(count_of(load_arrival(other), tag), target)) {  // it arrived meanwhile: pair
+        store_arrival(mine, tag | target);
+        __threadfence_block();
+        return true;
+      }
+      return false;
+    }
+    if (sleep_ns) __nanosleep(sleep_ns);
+    sleep_ns = sleep_ns == 0 ? 32 : (sleep_ns < 1024 ? sleep_ns * 2 : sleep_ns);
   }
 }
 
 /* Synchronise the (one or two) warps of the caller's wave and order their shared-memory
  * accesses. `live_mine`: the live lanes of the calling warp, all of which call this. Returns
- * whether the other warp of the wave took part. */
-__device__ inline bool wave_barrier(const WavePos& p, unsigned live_mine) {
-  __syncwarp(live_mine);
+ * whether the other warp of the wave took part; *count is the barrier count of this warp
+ * after it (0 for a one-warp wave, which needs no count). */
+__device__ inline bool wave_barrier(const WavePos& p, unsigned live_mine, unsigned* count) {
+  porter_hoc_cuda_syncwarp(live_mine);
+  *count = 0;
   if (p.nwarps == 1) return false;
   const unsigned leader = __ffs(live_mine) - 1;
-  bool partner = false;
+  unsigned packed = 0;
   if (p.lane % 32 == leader) {
-    __threadfence_block();  // this warp's slot writes before its arrival
-    partner = arrive_and_wait(p);
-    __threadfence_block();  // the partner's slot writes before this warp's reads
+    unsigned c = 0;
+    const bool partner = arrive_and_wait(p, &c);
+    packed = (c << 1) | (partner ? 1u : 0u);
   }
-  partner = __shfl_sync(live_mine, partner, leader);
-  __syncwarp(live_mine);
-  return partner;
+  packed = porter_hoc_cuda_shfl_sync(live_mine, packed, leader);
+  porter_hoc_cuda_syncwarp(live_mine);  // orders the leader's acquire before the lanes' reads
+  *count = packed >> 1;
+  return packed & 1u;
 }
 
-/* One collective call: publish, synchronise, read, synchronise. */
+/* The lanes of the calling warp that execute this collective: CUDA's active mask (the lanes
+ * converged here), within the lanes that exist. Lanes that returned, or that are in another
+ * branch, are inactive - AMD's EXEC mask for the same code. */
+__device__ inline unsigned live_lanes_of_warp(const WavePos& p) {
+  return porter_hoc_cuda_activemask() & p.warp_mask;
+}
+
+/* One collective call: publish, synchronise once, read. The slots of alternate calls are in
+ * alternate buffers (the barrier count's parity), so the next call's writes cannot overwrite
+ * what a slower partner still reads: it must pass this call's barrier before it can reach
+ * the next one, and the barrier waits for both warps. */
 class WaveCall {
  public:
-  __device__ WaveCall() : p_(wave_pos()) {
-    // Lanes of this warp that have not exited. __ballot_sync over the existing lanes does not
-    // wait for exited ones and gives them 0.
-    live_mine_ = __ballot_sync(p_.warp_mask, 1);
-  }
+  __device__ WaveCall() : p_(wave_pos()) { live_mine_ = live_lanes_of_warp(p_); }
 
   __device__ const WavePos& pos() const { return p_; }
   __device__ unsigned lane() const { return p_.lane; }
+  __device__ unsigned live_mine() const { return live_mine_; }
 
-  /* Publishes this lane's 64-bit value and this warp's 32-bit word (the same value in every
+  /* Publishes this lane's 32-bit value and this warp's 32-bit word (the same value in every
    * lane of the warp), then waits for the whole wave. */
-  __device__ void publish(unsigned long long value, unsigned warp_word = 0) {
+  __device__ void publish(unsigned value, unsigned warp_word = 0) {
     WaveScratch& s = scratch();
-    s.slot[p_.wave][p_.lane] = value;
+    // The buffer of the next barrier: this warp's count + 1. A one-warp wave always uses 0
+    // (it has no partner, and __syncwarp orders its own accesses).
+    const unsigned buf = p_.nwarps == 1 ? 0u : (own_count() + 1u) & 1u;
+    s.slot[buf][p_.wave][p_.lane] = value;
     if (p_.lane % 32 == __ffs(live_mine_) - 1) {  // the warp's lowest live lane
-      s.word[p_.wave][p_.half] = warp_word;
-      s.live[p_.wave][p_.half] = live_mine_;
+      s.word[buf][p_.wave][p_.half] = warp_word;
+      s.live[buf][p_.wave][p_.half] = live_mine_;
     }
-    partner_ = wave_barrier(p_, live_mine_);
-    live64_ = half_word(s.live, 0) | (static_cast<unsigned long long>(half_word(s.live, 1)) << 32);
-    words64_ = half_word(s.word, 0) | (static_cast<unsigned long long>(half_word(s.word, 1)) << 32);
+    unsigned count = 0;
+    partner_ = wave_barrier(p_, live_mine_, &count);
+    buf_ = p_.nwarps == 1 ? 0u : count & 1u;
+    live64_ = half_word(s.live[buf_], 0) | (static_cast<unsigned long long>(half_word(s.live[buf_], 1)) << 32);
+    words64_ = half_word(s.word[buf_], 0) | (static_cast<unsigned long long>(half_word(s.word[buf_], 1)) << 32);
   }
 
   /* After publish(): live lanes of the wave (bit i = lane i). */
@@ -237,16 +304,23 @@ class WaveCall {
   /* After publish(): word of half 0 in bits 0-31, of half 1 in bits 32-63 (0 if absent). */
   __device__ unsigned long long words() const { return words64_; }
   /* After publish(): the value lane `src` (0..63) published; 0 for an inactive lane. */
-  __device__ unsigned long long value_of(unsigned src) const {
+  __device__ unsigned value_of(unsigned src) const {
     src %= kWaveLanes;
-    if (!((live64_ >> src) & 1ull)) return 0ull;
-    return scratch().slot[p_.wave][src];
+    if (!((live64_ >> src) & 1ull)) return 0u;
+    return scratch().slot[buf_][p_.wave][src];
   }
 
-  /* Ends the call: nobody may overwrite the slots until every lane has read them. */
-  __device__ void finish() { wave_barrier(p_, live_mine_); }
+  /* Ends the call. Nothing to do: the next call writes the other buffer (see above). */
+  __device__ void finish() {}
 
  private:
+  /* This warp's barrier count so far (the low byte of its arrival word, 0 before the first
+   * barrier of this block and launch). Read by every lane: only this warp's leader writes it,
+   * and it did so before the last __syncwarp. */
+  __device__ unsigned own_count() const {
+    const unsigned long long w = load_arrival(&scratch().arrival[p_.wave][p_.half]);
+    return (w & kArrivalTag) == arrival_tag() ? static_cast<unsigned>(w & kArrivalCount) : 0u;
+  }
   /* A half's word: this warp's own, the partner's when it took part, else 0 (absent, or no
    * second half in a one-warp wave). */
   __device__ unsigned half_word(const unsigned (&arr)[kMaxWaves][2], unsigned h) const {
@@ -254,6 +328,7 @@ class WaveCall {
   }
   WavePos p_;
   unsigned live_mine_;
+  unsigned buf_ = 0;
   bool partner_ = false;
   unsigned long long live64_ = 0, words64_ = 0;
 };
@@ -280,60 +355,95 @@ __device__ inline unsigned lane_id() {
 }
 
 /* Value of `var` in lane `src` of the caller's wave, or the caller's own value when `src`
- * is its own lane; 0 when `src` is inactive. */
-template <class T>
-__device__ inline T read_lane(T var, unsigned src) {
+ * is its own lane; 0 when `src` is inactive. Through the wave scratch (both warps). */
+/* One 32-bit word of lane `src`; 0 when `src` is inactive. */
+__device__ inline unsigned read_word(unsigned word, unsigned src) {
   WaveCall c;
-  c.publish(to_bits(var));
-  const T r = (src % kWaveLanes) == c.lane() ? var : from_bits<T>(c.value_of(src));
+  c.publish(word);
+  const unsigned r = c.value_of(src);
   c.finish();
   return r;
+}
+
+template <class T>
+__device__ inline T read_lane(T var, unsigned src) {
+  const unsigned long long bits = to_bits(var);
+  unsigned long long got = read_word(static_cast<unsigned>(bits), src);
+  if (sizeof(T) > 4) got |= static_cast<unsigned long long>(read_word(static_cast<unsigned>(bits >> 32), src)) << 32;
+  return (src % kWaveLanes) == lane_id() ? var : from_bits<T>(got);
+}
+
+/* The same when every lane's source lies in the caller's own half of the wave (its NVIDIA
+ * warp): a segment of <= 32 lanes, or a lane mask < 32. No exchange with the other warp is
+ * needed, so none is made: CUDA's shuffle over the warp's active lanes, an inactive source
+ * reading 0 as on AMD. The condition depends only on width / mask, which a kernel passes
+ * uniformly, so both halves of a wave take the same path. */
+template <class T>
+__device__ inline T read_lane_in_warp(T var, unsigned src) {
+  const unsigned live = porter_hoc_cuda_activemask();
+  const unsigned long long bits = to_bits(var);
+  const int s32 = static_cast<int>(src % 32u);
+  unsigned long long got = porter_hoc_cuda_shfl_sync(live, static_cast<unsigned>(bits), s32, 32);
+  if (sizeof(T) > 4)
+    got |= static_cast<unsigned long long>(
+               porter_hoc_cuda_shfl_sync(live, static_cast<unsigned>(bits >> 32), s32, 32)) << 32;
+  if ((src % kWaveLanes) == lane_id()) return var;
+  if (!((live >> s32) & 1u)) return from_bits<T>(0ull);
+  return from_bits<T>(got);
+}
+
+/* Segment width as the emulation uses it: a power of two in 1..64 (HIP: "width must be a
+ * power of two no larger than warpSize"); larger values act as 64. */
+__device__ inline unsigned segment(int width) {
+  const unsigned w = static_cast<unsigned>(width);
+  return (w == 0u || w > kWaveLanes) ? kWaveLanes : w;
 }
 
 /* The wave is cut into segments of `width` lanes (a power of two <= 64). HIP documents:
  * __shfl reads lane srcLane of the caller's segment (srcLane taken modulo width). */
 template <class T>
 __device__ inline T shfl(T var, int src_lane, int width = PORTER_HOC_WAVE_SIZE) {
-  const unsigned w = static_cast<unsigned>(width);
+  const unsigned w = segment(width);
   const unsigned self = lane_id();
   const unsigned src = (self & ~(w - 1u)) + (static_cast<unsigned>(src_lane) & (w - 1u));
-  return read_lane(var, src);
+  return w <= 32u ? read_lane_in_warp(var, src) : read_lane(var, src);
 }
 
 /* __shfl_up: lane - delta; a lane whose source would lie below its segment keeps its value. */
 template <class T>
 __device__ inline T shfl_up(T var, unsigned delta, int width = PORTER_HOC_WAVE_SIZE) {
-  const unsigned w = static_cast<unsigned>(width);
+  const unsigned w = segment(width);
   const unsigned self = lane_id();
   const unsigned src = ((self & (w - 1u)) < delta) ? self : self - delta;
-  return read_lane(var, src);
+  return w <= 32u ? read_lane_in_warp(var, src) : read_lane(var, src);
 }
 
 /* __shfl_down: lane + delta; a lane whose source would lie beyond its segment keeps its value. */
 template <class T>
 __device__ inline T shfl_down(T var, unsigned delta, int width = PORTER_HOC_WAVE_SIZE) {
-  const unsigned w = static_cast<unsigned>(width);
+  const unsigned w = segment(width);
   const unsigned self = lane_id();
   const unsigned src = ((self & (w - 1u)) + delta >= w) ? self : self + delta;
-  return read_lane(var, src);
+  return w <= 32u ? read_lane_in_warp(var, src) : read_lane(var, src);
 }
 
 /* __shfl_xor: lane ^ mask; a source at or beyond the end of the caller's segment gives the
  * caller's own value (a lane mask below `width` always stays inside the segment). */
 template <class T>
 __device__ inline T shfl_xor(T var, int lane_mask, int width = PORTER_HOC_WAVE_SIZE) {
-  const unsigned w = static_cast<unsigned>(width);
+  const unsigned w = segment(width);
   const unsigned self = lane_id();
   unsigned src = self ^ static_cast<unsigned>(lane_mask);
   if (src >= ((self + w) & ~(w - 1u))) src = self;
-  return read_lane(var, src);
+  const bool in_warp = w <= 32u || static_cast<unsigned>(lane_mask) < 32u;
+  return in_warp ? read_lane_in_warp(var, src) : read_lane(var, src);
 }
 
 /* 64-bit ballot: bit i set when lane i is active and its predicate is non-zero. */
 __device__ inline unsigned long long ballot(int predicate) {
   WaveCall c;
-  const unsigned mine = __ballot_sync(c.pos().warp_mask, predicate);
-  c.publish(0ull, mine);
+  const unsigned mine = porter_hoc_cuda_ballot_sync(c.live_mine(), predicate);
+  c.publish(0u, mine);
   const unsigned long long r = c.words() & c.live();
   c.finish();
   return r;
@@ -341,7 +451,7 @@ __device__ inline unsigned long long ballot(int predicate) {
 
 __device__ inline unsigned long long activemask() {
   WaveCall c;
-  c.publish(0ull);
+  c.publish(0u);
   const unsigned long long r = c.live();
   c.finish();
   return r;
@@ -352,8 +462,8 @@ __device__ inline int any(int predicate) { return ballot(predicate) != 0ull; }
 /* True when the predicate holds on every active lane. */
 __device__ inline int all(int predicate) {
   WaveCall c;
-  const unsigned mine = __ballot_sync(c.pos().warp_mask, predicate);
-  c.publish(0ull, mine);
+  const unsigned mine = porter_hoc_cuda_ballot_sync(c.live_mine(), predicate);
+  c.publish(0u, mine);
   const int r = (c.words() & c.live()) == c.live();
   c.finish();
   return r;
@@ -413,11 +523,33 @@ template <class MaskT>
 __device__ inline int all_sync(MaskT mask, int predicate) {
   check_mask<MaskT>();
   WaveCall c;
-  const unsigned mine = __ballot_sync(c.pos().warp_mask, predicate);
-  c.publish(0ull, mine);
+  const unsigned mine = porter_hoc_cuda_ballot_sync(c.live_mine(), predicate);
+  c.publish(0u, mine);
   const unsigned long long named = c.live() & static_cast<unsigned long long>(mask);
   const int r = (c.words() & named) == named;
   c.finish();
+  return r;
+}
+
+/* Lanes of the wave (bit i = lane i) whose 32-bit word equals the caller's, and the live lanes. */
+__device__ inline unsigned long long lanes_equal(unsigned word, unsigned long long* live) {
+  WaveCall c;
+  c.publish(word);
+  unsigned long long r = 0;
+  for (unsigned l = 0; l < kWaveLanes; ++l)
+    if (((c.live() >> l) & 1ull) && c.value_of(l) == word) r |= 1ull << l;
+  *live = c.live();
+  c.finish();
+  return r;
+}
+template <class T>
+__device__ inline unsigned long long lanes_with_value(T value, unsigned long long* live) {
+  const unsigned long long bits = to_bits(value);
+  unsigned long long r = lanes_equal(static_cast<unsigned>(bits), live);
+  if (sizeof(T) > 4) {
+    unsigned long long live_hi;
+    r &= lanes_equal(static_cast<unsigned>(bits >> 32), &live_hi);
+  }
   return r;
 }
 
@@ -425,43 +557,31 @@ __device__ inline int all_sync(MaskT mask, int predicate) {
 template <class MaskT, class T>
 __device__ inline unsigned long long match_any_sync(MaskT mask, T value) {
   check_mask<MaskT>();
-  WaveCall c;
-  const unsigned long long mine = to_bits(value);
-  c.publish(mine);
-  const unsigned long long named = c.live() & static_cast<unsigned long long>(mask);
-  unsigned long long r = 0;
-  for (unsigned l = 0; l < kWaveLanes; ++l)
-    if (((named >> l) & 1ull) && c.value_of(l) == mine) r |= 1ull << l;
-  c.finish();
-  return r;
+  unsigned long long live;
+  const unsigned long long same = lanes_with_value(value, &live);
+  return same & live & static_cast<unsigned long long>(mask);
 }
 
 /* The named active lanes when they all hold the same value (and *pred = 1), else 0. */
 template <class MaskT, class T>
 __device__ inline unsigned long long match_all_sync(MaskT mask, T value, int* pred) {
   check_mask<MaskT>();
-  WaveCall c;
-  const unsigned long long mine = to_bits(value);
-  c.publish(mine);
-  const unsigned long long named = c.live() & static_cast<unsigned long long>(mask);
-  bool same = true;
-  for (unsigned l = 0; l < kWaveLanes; ++l)
-    if (((named >> l) & 1ull) && c.value_of(l) != mine) same = false;
-  c.finish();
-  *pred = same ? 1 : 0;
-  return same ? named : 0ull;
+  unsigned long long live;
+  const unsigned long long same = lanes_with_value(value, &live);
+  const unsigned long long named = live & static_cast<unsigned long long>(mask);
+  const bool all_same = (same & named) == named;
+  *pred = all_same ? 1 : 0;
+  return all_same ? named : 0ull;
 }
 
 /* A barrier for the caller's wave only (HIP's __syncwarp; AMD's wave barrier). The mask,
  * if any, is accepted and ignored: the contract makes every live lane take part. */
 __device__ inline void wave_sync() {
   const WavePos p = wave_pos();
-  wave_barrier(p, __ballot_sync(p.warp_mask, 1));
+  unsigned count = 0;
+  wave_barrier(p, live_lanes_of_warp(p), &count);
 }
 template <class MaskT>
 __device__ inline void wave_sync(MaskT) { wave_sync(); }
 
 }  // namespace porter_hoc
-
-/* HIP's lane id (a function in HIP, not in CUDA: defined directly). */
-__device__ inline unsigned int __lane_id() { return porter_hoc::lane_id(); }
