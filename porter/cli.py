@@ -91,6 +91,8 @@ def port(
                                               "default: RAY_ADDRESS or a local Ray) or ray://HOST:PORT.")] = "local",
     cluster_wait: Annotated[float, typer.Option(help="Seconds to wait for a Ray node that offers what a task needs "
                                                      "before that task's units are reported not-checked.")] = 60.0,
+    cluster_task_timeout: Annotated[float, typer.Option(help="Seconds a Ray map waits for its tasks' results; a unit "
+                                                             "whose task gave none is reported not-checked.")] = 3600.0,
 ) -> None:
     """Port SOURCE into OUTPUT and write porter-report.{md,json,sarif} there."""
     from pydantic import ValidationError
@@ -130,7 +132,7 @@ def port(
                             description=f"{event.node}: {STEPS.get(event.node, '')} {event.item}".rstrip())
 
         try:
-            dispatcher = open_dispatcher(cluster, resource_wait_s=cluster_wait)
+            dispatcher = open_dispatcher(cluster, resource_wait_s=cluster_wait, task_timeout_s=cluster_task_timeout)
         except (ClusterError, ValueError) as e:
             raise _bad_input(str(e)) from None
         try:

@@ -128,6 +128,19 @@ def test_a_task_lost_twice_comes_back_failed_with_the_reason(tmp_path: Path, ray
     assert dispatcher.map(_die_once, [3, 4], resources=cluster.RULES, shared=str(marker)) == [6, 8]
 
 
+def test_a_task_without_a_result_in_time_comes_back_failed(ray_cluster) -> None:
+    def _slow(seconds: float) -> float:  # defined here: pickled by value
+        import time
+
+        time.sleep(seconds)
+        return seconds
+
+    dispatcher = cluster.RayDispatcher(resource_wait_s=1, task_timeout_s=3)
+    fast, slow = dispatcher.map(_slow, [0.0, 60.0], resources=cluster.RULES)
+    assert fast == 0.0
+    assert isinstance(slow, cluster.TaskFailed) and "gave no result within 3 s" in slow.reason
+
+
 def test_local_dispatcher_keeps_item_order_and_records_durations() -> None:
     dispatcher = cluster.LocalDispatcher(workers=2)
     assert dispatcher.map(abs, [-3, 2, -1], resources=cluster.GFX950_COMPILE) == [3, 2, 1]
