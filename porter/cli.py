@@ -73,10 +73,15 @@ def port(
                                                          "for a model porter has no price for.")] = None,
     model_timeout: Annotated[float, typer.Option(help="Seconds per model request.")] = 120.0,
     model_retries: Annotated[int, typer.Option(help="Retries of a failed model request, with backoff.")] = 3,
+    cluster: Annotated[str, typer.Option(help="Where per-unit work runs: `local` (this process), `ray` (Ray's "
+                                              "default: RAY_ADDRESS or a local Ray) or ray://HOST:PORT.")] = "local",
+    cluster_wait: Annotated[float, typer.Option(help="Seconds to wait for a Ray node that offers what a task needs "
+                                                     "before that task's units are reported not-checked.")] = 60.0,
 ) -> None:
     """Port SOURCE into OUTPUT and write porter-report.{md,json,sarif} there."""
     from pydantic import ValidationError
 
+    from porter.cluster import ClusterError, open_dispatcher
     from porter.report import build_report
     from porter.report.console import render_console
     from porter.run import port as run_port
@@ -111,9 +116,15 @@ def port(
                             description=f"{event.node}: {STEPS.get(event.node, '')} {event.item}".rstrip())
 
         try:
-            state = run_port(source, output, options, resume=resume, on_progress=on_progress)
+            dispatcher = open_dispatcher(cluster, resource_wait_s=cluster_wait)
+        except (ClusterError, ValueError) as e:
+            raise _bad_input(str(e)) from None
+        try:
+            state = run_port(source, output, options, resume=resume, on_progress=on_progress, dispatcher=dispatcher)
         except BadInput as e:
             raise _bad_input(str(e)) from None
+        finally:
+            dispatcher.close()
     report = build_report(state, **report_context())
     render_console(report, console)
     console.print(f"run id [bold]{state.run_id}[/] (resume with --resume {state.run_id})")

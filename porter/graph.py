@@ -8,7 +8,9 @@ Agents return proposals; the node wrappers here land their patches through the o
 `Workspace`, so agents never write files. The run's model (porter.llm.Model, or None for
 rules only) is handed to each agent node: a client lives outside the state, which stays plain
 data. Every step is checkpointed by the SQLite saver the caller passes in, under the output
-tree, which is what `--resume` continues from.
+tree, which is what `--resume` continues from. The run's dispatcher (porter.cluster: in-process,
+or a Ray cluster) is, like the model, handed in beside the state; each node runs with it as the
+current one, where its per-unit work fans out.
 
 `build_graph(session=True)` is the graph of an interactive session (porter.session): the same
 nodes, except that an agent's patches wait in a `review` node for a person's decision and a
@@ -22,6 +24,7 @@ from pathlib import Path
 
 from langgraph.graph import END, START, StateGraph
 
+from porter import cluster
 from porter.agents.microarch import node as microarch
 from porter.agents.shim import node as shim
 from porter.agents.translator import node as translator
@@ -75,6 +78,15 @@ def route(state: PortState) -> str:
     return state.route or "report"
 
 
+def _with(dispatcher: cluster.Dispatcher | None, node: Callable[[PortState], dict]) -> Callable[[PortState], dict]:
+    def dispatched(state: PortState) -> dict:
+        with cluster.using(dispatcher):
+            return node(state)
+
+    dispatched.__name__ = node.__name__
+    return dispatched
+
+
 def verify_now(state: PortState, units: list[str]) -> dict[str, UnitResult]:
     """The verifier's evidence for `units` as the output tree stands, outside the graph (a
     session's /verify): compiled and checked, not routed, and the state is not changed."""
@@ -86,14 +98,15 @@ def units_of(state: PortState) -> list[str]:
     return verifier.units_of(state)
 
 
-def build_graph(checkpointer=None, model: Model | None = None, *, session: bool = False):
+def build_graph(checkpointer=None, model: Model | None = None, dispatcher: cluster.Dispatcher | None = None, *,
+                session: bool = False):
     if session:
         return _session_graph(checkpointer, model)
     g = StateGraph(PortState)
     g.add_node("scan", scan_node)
     for name in AGENTS:
-        g.add_node(name, _agent(name, model))
-    g.add_node("verifier", verifier_node)
+        g.add_node(name, _with(dispatcher, _agent(name, model)))
+    g.add_node("verifier", _with(dispatcher, verifier_node))
     g.add_node("report", report_node)
     g.add_edge(START, "scan")
     g.add_edge("scan", "translator")

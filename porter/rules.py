@@ -16,9 +16,10 @@ import importlib
 import pkgutil
 import posixpath
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
@@ -262,52 +263,125 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
     `stages` splits the rules by family into passes: each pass sees the text the previous one
     produced (the microarch agent turns inline PTX into C++ before the wavefront rules read it),
     and yields its own patch, written against the previous pass's result.
-    Headers run first, so that a unit's rules see the headers it includes as rewritten
-    (`RuleContext.sources`); findings and patches come back in the order of `records`.
+    Headers run first, one after the other here, so that a unit's rules see the headers it
+    includes as rewritten (`RuleContext.sources`); the other files then go to the run's
+    dispatcher (porter.cluster: in-process, or one Ray task each, given the bytes to read and
+    the headers as rewritten). Findings and patches come back in the order of `records`.
     """
+    from porter import cluster
     from porter.state import FileKind
-    from porter.syntax import lang_for
 
-    build_lang = {FileKind.cmake: "cmake", FileKind.makefile: "makefile", FileKind.setup_py: "setup_py"}
-    sources: dict[str, SourceFile] = {}
+    headers: dict[str, bytes] = {}
+    done: dict[str, FileRules] = {}
     records = list(records)
     if not ctx.project:
         ctx = replace(ctx, project=project_names(read(r.path) for r in records if r.kind in (FileKind.cuda, FileKind.cpp)))
-    ctx = replace(ctx, sources=sources)  # filled as files are done
-    done: dict[str, tuple[list[Finding], list[Patch]]] = {}
-    for record in sorted(records, key=lambda r: not _is_header(r.path)):
-        findings: list[Finding] = []
-        patches: list[Patch] = []
-        done[record.path] = (findings, patches)
-        if record.kind in (FileKind.cuda, FileKind.cpp):
-            lang = "cuda"
-        elif record.kind in build_lang:
-            lang = build_lang[record.kind]
-        elif record.kind == FileKind.triton and record.parsed:
-            lang = "triton"  # a module libcst cannot parse was flagged by the scan and is copied as is
-        else:
-            continue
-        applicable = rules_for(agent, lang)
-        if not applicable:
-            continue
-        data = read(record.path)
-        for batch in _passes(applicable, stages):
-            unit: Unit
-            if lang == "cuda":
-                unit = SourceFile(record.path, data, lang_for(record.path) or "cpp")
-            elif lang == "triton":
-                unit = PythonFile(record.path, data)
-            else:
-                unit = TextFile(record.path, data, lang)
-            result = run_rules(unit, batch, ctx, agent=agent)
-            findings.extend(result.findings)
-            if result.patch:
-                patches.append(result.patch)
-                data = result.patch.apply_to(data)
-        if lang == "cuda" and _is_header(record.path):
-            sources[record.path] = SourceFile(record.path, data, lang_for(record.path) or "cpp")
+    dispatcher = cluster.current()
+    for record in records:
+        if _is_header(record.path) and _lang_of(record) is not None:
+            start = time.perf_counter()
+            done[record.path] = out = _rules_on_file(_FileJob(agent, ctx, stages, headers), (record, read(record.path)))
+            dispatcher.durations.append(cluster.TaskRecord("rules-driver", f"{agent}:{record.path}",
+                                                              time.perf_counter() - start))
+            if out.lang == "cuda":
+                headers[record.path] = out.data
+    rest = [r for r in records if r.path not in done and _lang_of(r) is not None and rules_for(agent, _lang_of(r))]
+    results = dispatcher.map(_rules_on_file, [(r, read(r.path)) for r in rest], resources=cluster.RULES,
+                             shared=_FileJob(agent, ctx, stages, headers), label=lambda item: f"{agent}:{item[0].path}")
+    for record, result in zip(rest, results):
+        if isinstance(result, cluster.TaskFailed):  # its node was lost twice: run it here
+            result = _rules_on_file(_FileJob(agent, ctx, stages, headers), (record, read(record.path)))
+        done[record.path] = result
     ordered = [done[r.path] for r in records if r.path in done]
-    return [f for found, _ in ordered for f in found], [p for _, made in ordered for p in made]
+    return [f for out in ordered for f in out.findings], [p for out in ordered for p in out.patches]
+
+
+@dataclass(frozen=True)
+class _FileJob:
+    """What every file's rule run shares: the agent, its context, its passes, the headers as rewritten."""
+
+    agent: str
+    ctx: RuleContext
+    stages: tuple[tuple[str, ...], ...]
+    headers: Mapping[str, bytes]
+
+    def __reduce__(self):  # RuleContext.sources holds syntax trees, which do not pickle: the bytes do
+        return (_FileJob, (self.agent, replace(self.ctx, sources={}), self.stages, dict(self.headers)))
+
+
+@dataclass(frozen=True)
+class FileRules:
+    """One file's rule run: its findings, its patches (one per pass), and its bytes after them."""
+
+    lang: str | None
+    findings: list[Finding]
+    patches: list[Patch]
+    data: bytes
+
+
+def _lang_of(record) -> str | None:
+    from porter.state import FileKind
+
+    if record.kind in (FileKind.cuda, FileKind.cpp):
+        return "cuda"
+    build_lang = {FileKind.cmake: "cmake", FileKind.makefile: "makefile", FileKind.setup_py: "setup_py"}
+    if record.kind in build_lang:
+        return build_lang[record.kind]
+    if record.kind == FileKind.triton and record.parsed:
+        return "triton"  # a module libcst cannot parse was flagged by the scan and is copied as is
+    return None
+
+
+def _rules_on_file(job: _FileJob, item) -> FileRules:
+    """An agent's rules over one file, pass after pass; the headers it includes as `job` has them."""
+    from porter.syntax import lang_for
+
+    record, data = item
+    lang = _lang_of(record)
+    applicable = rules_for(job.agent, lang) if lang else []
+    findings: list[Finding] = []
+    patches: list[Patch] = []
+    ctx = replace(job.ctx, sources=_Sources(job.headers))
+    for batch in _passes(applicable, job.stages):
+        unit: Unit
+        if lang == "cuda":
+            unit = SourceFile(record.path, data, lang_for(record.path) or "cpp")
+        elif lang == "triton":
+            unit = PythonFile(record.path, data)
+        else:
+            unit = TextFile(record.path, data, lang)
+        result = run_rules(unit, batch, ctx, agent=job.agent)
+        findings.extend(result.findings)
+        if result.patch:
+            patches.append(result.patch)
+            data = result.patch.apply_to(data)
+    return FileRules(lang, findings, patches, data)
+
+
+class _Sources(Mapping[str, SourceFile]):
+    """The headers by path, parsed when a rule first asks for one (most are never included)."""
+
+    def __init__(self, headers: Mapping[str, bytes]) -> None:
+        self._headers = headers
+
+    def __getitem__(self, path: str) -> SourceFile:
+        return _parsed(path, self._headers[path])
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._headers
+
+    def __iter__(self):
+        return iter(self._headers)
+
+    def __len__(self) -> int:
+        return len(self._headers)
+
+
+@lru_cache(maxsize=256)
+def _parsed(path: str, data: bytes) -> SourceFile:
+    from porter.syntax import lang_for
+
+    return SourceFile(path, data, lang_for(path) or "cpp")
 
 
 def _is_header(path: str) -> bool:

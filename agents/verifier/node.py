@@ -16,12 +16,11 @@ loop ends there, with a note, instead of going round without anyone to ask.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from porter.agents.translator.tokens import is_extension
 from porter.agents.verifier.failures import first_error, route_of, toolchain_gap
+from porter.agents.verifier.units import check_units
 from porter.llm.budget import Budget, Usage
 from porter.state import Attempt, FileKind, PortState, UnitResult
 from porter.syntax import SourceFile, lang_for
@@ -46,14 +45,8 @@ def verifier(state: PortState, ws: Workspace) -> dict:
         results = {u: UnitResult(unit=u, verdict="not-checked", reason="verification off (--no-verify)") for u in todo}
     else:
         progress = _progress_writer()
-        results = {}
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            futures = {pool.submit(verify_unit, state, ws, u): u for u in todo}
-            for done, future in enumerate(as_completed(futures), 1):
-                unit = futures[future]
-                results[unit] = future.result()
-                progress({"node": AGENT, "done": done, "total": len(todo), "item": unit})
-        results = {u: results[u] for u in todo}
+        results = check_units(state, ws, todo, lambda done, total, unit: progress(
+            {"node": AGENT, "done": done, "total": total, "item": unit}))
     attempts: list[Attempt] = []
     if state.options.executor != "none" and (ws.root / "porter.toml").is_file():
         results, attempts = check_numerics(state, ws, results)

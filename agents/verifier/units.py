@@ -1,0 +1,180 @@
+"""The verifier's per-unit checks, fanned out through the run's dispatcher (porter.cluster).
+
+Each C/C++/CUDA unit is two tasks: its port compiled for the target by clang 22 (`clang22`
+resource) and its original built by nvcc (`nvcc` resource); a Triton module is one task (AOT
+compiles and interpreter numerics, CPU only). In-process the tasks read the output and source
+trees where they are and write their build products under `OUT/.porter/build`, as porter
+always has. On Ray a task reads snapshots of the two trees (every non-binary file up to
+`MAX_SHIPPED_BYTES`) and writes to a scratch directory; it returns its UnitResult with the
+driver's paths and the files it wrote as bytes, which the driver puts under `OUT/.porter/build`.
+
+A missing toolchain is not an error of the port, in-process or on a cluster: a unit whose
+compiler is absent, that no node of the cluster can compile, or whose task was lost twice with
+its node is "not-checked", with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from porter import cluster
+from porter.agents.translator.tokens import is_extension
+from porter.agents.verifier.failures import first_error, toolchain_gap
+from porter.state import BuildResult, FileKind, Frozen, PortState, UnitResult
+from porter.syntax import SourceFile, lang_for
+from porter.toolchains import ToolchainMissing, clang_hip, nvcc
+from porter.workspace import Workspace
+
+# A compile reads sources, headers and the spec; a larger file is data the compile never includes.
+MAX_SHIPPED_BYTES = 4 << 20
+TRITON_CHECK = cluster.Resources("triton-check", num_cpus=1, local_threads=True)
+
+
+@dataclass(frozen=True)
+class UnitJob:
+    """What every unit's task shares: the two trees, where build products go, the target."""
+
+    port: cluster.Tree
+    original: cluster.Tree
+    build: str  # the driver's OUT/.porter/build
+    arch: str
+
+
+class OriginalBuild(Frozen):
+    """The original's nvcc build of a unit; None when nvcc is absent."""
+
+    build: BuildResult | None = None
+
+
+def check_units(state: PortState, ws: Workspace, todo: list[str],
+                on_done: Callable[[int, int, str], None]) -> dict[str, UnitResult]:
+    """Every unit in `todo` compiled (or checked, for Triton), results in `todo`'s order."""
+    dispatcher = cluster.current()
+    job = _job(dispatcher, state, ws)
+    results: dict[str, UnitResult] = {}
+    triton = [u for u in todo if u.endswith(".py")]
+    cuda = []
+    for unit in todo:
+        if unit in triton:
+            continue
+        if is_extension(SourceFile(unit, (ws.root / unit).read_bytes(), lang_for(unit) or "cpp")):
+            results[unit] = UnitResult(
+                unit=unit, verdict="not-checked",
+                reason="PyTorch extension unit: compiling it needs PyTorch's ROCm headers (ATen/hip), "
+                       "which no installable torch build here ships; build it with a ROCm PyTorch")
+        else:
+            cuda.append(unit)
+    finished = [0]
+
+    def done(_i: int, _n: int, unit: str) -> None:
+        finished[0] += 1
+        on_done(finished[0], len(todo), unit)
+
+    for unit in results:
+        done(0, 0, unit)
+    ports = _run(dispatcher, port_compile, cuda, cluster.GFX950_COMPILE, job, done)
+    compiled = [u for u in cuda if ports[u].port_build is not None]
+    originals = _run(dispatcher, original_build, compiled, cluster.NVCC_BUILD, job, None)
+    for unit in cuda:
+        result = ports[unit]
+        original = originals.get(unit)
+        if isinstance(original, OriginalBuild) and original.build is not None:
+            result = result.model_copy(update={"original_build": original.build})
+        results[unit] = result
+    results.update(_run(dispatcher, triton_check, triton, TRITON_CHECK, job, done))
+    return {u: results[u] for u in todo}
+
+
+def _job(dispatcher: cluster.Dispatcher, state: PortState, ws: Workspace) -> UnitJob:
+    binary = {f.path for f in state.files if f.kind == FileKind.binary}
+    source = Path(state.source)
+
+    def shipped(root: Path, paths) -> list[str]:
+        return [p for p in paths if p not in binary and (root / p).is_file()
+                and (root / p).stat().st_size <= MAX_SHIPPED_BYTES]
+
+    port = dispatcher.tree(ws.root, shipped(ws.root, ws.files()))
+    original = dispatcher.tree(source, shipped(source, [f.path for f in state.files]))
+    return UnitJob(port=port, original=original, build=str(ws.state_dir / "build"), arch=state.options.arch)
+
+
+def _run(dispatcher: cluster.Dispatcher, fn, units: list[str], resources: cluster.Resources, job: UnitJob,
+         on_done) -> dict[str, object]:
+    """`fn` over `units` on the dispatcher; the results landed, a task that gave none "not-checked"."""
+    if not units:
+        return {}
+    try:
+        returned = dispatcher.map(fn, units, resources=resources, shared=job, on_done=on_done)
+    except cluster.ClusterError as e:
+        returned = [cluster.TaskFailed(str(e))] * len(units)
+    out: dict[str, object] = {}
+    for unit, r in zip(units, returned):
+        if isinstance(r, cluster.TaskFailed):
+            out[unit] = UnitResult(unit=unit, verdict="not-checked", reason=r.reason) \
+                if fn is not original_build else OriginalBuild()
+        else:
+            out[unit] = r.land()
+    return out
+
+
+def port_compile(job: UnitJob, unit: str) -> cluster.Returned[UnitResult]:
+    """The port of `unit` compiled for the target by clang 22; kernels' resources on success."""
+    with cluster.task_places({"port": job.port}, job.build) as (trees, scratch, finish):
+        ported = trees["port"] / unit
+        try:
+            port_build, kernels = clang_hip.compile_unit(
+                ported, clang_hip.ClangHipOptions(arch=job.arch, include_dirs=(str(ported.parent),)),
+                scratch.path / unit / "port")
+        except ToolchainMissing as e:
+            return finish(UnitResult(unit=unit, verdict="not-checked", reason=str(e)))
+        if port_build.ok:
+            return finish(UnitResult(unit=unit, verdict="compiled", port_build=port_build,
+                                     kernels=tuple(k.model_copy(update={"unit": unit}) for k in kernels)))
+        error = first_error(port_build.stderr)
+        if gap := toolchain_gap(error):
+            return finish(UnitResult(unit=unit, verdict="not-checked", port_build=port_build, reason=gap))
+        return finish(UnitResult(
+            unit=unit, verdict="failed", port_build=port_build, failure_class=error.failure_class if error else "other",
+            reason=f"{error.file}:{error.line}:{error.column}: {error.message}" if error else port_build.stderr[-500:]))
+
+
+def original_build(job: UnitJob, unit: str) -> cluster.Returned[OriginalBuild]:
+    """The original of `unit` built by nvcc (compile only)."""
+    with cluster.task_places({"original": job.original}, job.build) as (trees, scratch, finish):
+        original = trees["original"] / unit
+        try:
+            build = nvcc.compile_unit(original, nvcc.NvccOptions(include_dirs=(str(original.parent),)),
+                                      scratch.path / unit / "original")
+        except ToolchainMissing:
+            build = None
+        return finish(OriginalBuild(build=build))
+
+
+def triton_check(job: UnitJob, unit: str) -> cluster.Returned[UnitResult]:
+    """A Triton module: each [[verify.triton]] kernel compiled for gfx950 (the PTX build of the
+    original as the control) and run under Triton's interpreter against the original. A GEMM-like
+    kernel also gets the perfmodel's estimate of its gfx950 time against the direct hipify's
+    (agents/verifier/estimate.py): a prediction, labelled as one, that never fails the unit."""
+    from porter.agents.verifier.estimate import estimate_kernel
+    from porter.verify.spec import SpecError, load_spec
+    from porter.verify.triton_units import verify_triton_unit
+
+    with cluster.task_places({"port": job.port, "original": job.original}, job.build) as (trees, scratch, finish):
+        port_root, source_root = trees["port"], trees["original"]
+        try:
+            entries = load_spec(port_root).triton_for(unit)
+        except SpecError as e:
+            return finish(UnitResult(unit=unit, verdict="not-checked", reason=f"bad verify spec: {e}"))
+        if not entries:
+            return finish(UnitResult(
+                unit=unit, verdict="not-checked",
+                reason="Triton module with no [[verify.triton]] spec in porter.toml: nothing says how to launch it"))
+        result = verify_triton_unit(source_root, port_root, entries, scratch.path / unit, unit=unit).unit_result()
+        original, port = source_root / unit, port_root / unit
+        if not (original.is_file() and port.is_file()):
+            return finish(result)
+        texts = original.read_text(encoding="utf-8"), port.read_text(encoding="utf-8")
+        estimates = tuple(e for entry in entries if (e := estimate_kernel(entry, *texts)) is not None)
+        return finish(result.model_copy(update={"estimates": estimates}))

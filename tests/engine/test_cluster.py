@@ -1,0 +1,123 @@
+"""porter.cluster: a port through Ray is the port in-process; what no node can run fails clearly."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from porter import cluster
+from porter.run import port
+from porter.state import PortOptions
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+# Headers included by several units, build files (CMake), C++ and CUDA units, a Triton module.
+TREE = ("blas_rand", "matmul_tiled", "wave_compact", "triton_vector_add")
+
+
+def _tree(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    for name in TREE:
+        shutil.copytree(FIXTURES / name, src / name)
+    return src
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    """Every file of an output tree, porter's state included except what differs by design:
+    the checkpoints (run id), task durations (timings) and compiler products under build/
+    (clang's CUID hashes the path it compiled, nvcc objects name their temporaries)."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_file() and not rel.startswith((".porter/build/", ".porter/checkpoints", ".porter/task-")):
+            out[rel] = path.read_bytes()
+    return out
+
+
+def _report(root: Path, run_id: str) -> str:
+    """The JSON report with the run's own name and place blanked, and no timing."""
+    report = json.loads((root / "porter-report.json").read_text())
+
+    def clean(node):
+        if isinstance(node, dict):
+            return {k: clean(v) for k, v in node.items() if k not in ("seconds", "output", "run_id")}
+        if isinstance(node, list):
+            return [clean(v) for v in node]
+        return node
+
+    return json.dumps(clean(report), indent=1).replace(run_id, "RUN").replace(str(root), "OUT")
+
+
+def test_port_through_ray_is_byte_identical_to_the_local_port(tmp_path: Path, ray_cluster) -> None:
+    src = _tree(tmp_path)
+    local = port(src, tmp_path / "local", PortOptions())
+    dispatcher = cluster.RayDispatcher(resource_wait_s=5)
+    remote = port(src, tmp_path / "ray", PortOptions(), dispatcher=dispatcher)
+    kinds = {r.kind for r in dispatcher.durations}
+    assert {"rules", "gfx950-compile", "nvcc-build", "triton-check"} <= kinds  # the work did go through Ray
+
+    local_files, ray_files = _files(tmp_path / "local"), _files(tmp_path / "ray")
+    assert sorted(local_files) == sorted(ray_files)
+    differ = [p for p in local_files if local_files[p] != ray_files[p]]
+    # The run's id, and the report's line naming the output directory, are all that differ.
+    assert sorted(differ) == [".porter/run.json", "porter-report.json", "porter-report.md", "porter-report.sarif"]
+    for rel in differ:
+        assert local_files[rel].replace(local.run_id.encode(), b"RUN").replace(local.output.encode(), b"OUT") == \
+            ray_files[rel].replace(remote.run_id.encode(), b"RUN").replace(remote.output.encode(), b"OUT")
+    assert _report(tmp_path / "local", local.run_id) == _report(tmp_path / "ray", remote.run_id)
+    assert {u: r.verdict for u, r in local.units.items()} == {u: r.verdict for u, r in remote.units.items()}
+    assert local.units and all(r.verdict != "failed" for r in local.units.values())
+    # The build products came home: every artifact a unit names exists on the driver's disk.
+    for result in remote.units.values():
+        for build in (result.port_build, result.original_build):
+            for artifact in build.artifacts if build else ():
+                assert Path(artifact).is_file() and str(tmp_path / "ray") in artifact
+    durations = json.loads((tmp_path / "ray" / ".porter" / cluster.DURATIONS_FILE).read_text())
+    assert durations["cluster"] == "ray" and len(durations["tasks"]) == len(dispatcher.durations)
+
+
+def test_a_task_no_node_can_run_fails_with_what_the_cluster_offers(ray_cluster) -> None:
+    dispatcher = cluster.RayDispatcher(resource_wait_s=1)
+    with pytest.raises(cluster.ClusterError) as raised:
+        dispatcher.map(str, [1], resources=cluster.gpu_check("rocm"))
+    message = str(raised.value)
+    assert "no node of the Ray cluster can run a gpu-check task" in message
+    assert "accelerator_type=AMD-Instinct-MI350X-OAM" in message and "num_gpus=1" in message
+    assert '"clang22": 2.0' in message  # what the nodes do offer
+
+
+def test_units_no_node_can_compile_are_not_checked_with_the_reason(tmp_path: Path, ray_cluster,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cluster, "GFX950_COMPILE", cluster.Resources("gfx950-compile", custom=(("clang99", 1),)))
+    src = tmp_path / "src"
+    shutil.copytree(FIXTURES / "wave_compact", src)
+    state = port(src, tmp_path / "out", PortOptions(max_iterations=1),
+                 dispatcher=cluster.RayDispatcher(resource_wait_s=0.5))
+    unit = state.units["compact.cu"]
+    assert unit.verdict == "not-checked" and "no node of the Ray cluster can run a gfx950-compile task" in unit.reason
+
+
+def test_a_task_lost_twice_comes_back_failed_with_the_reason(tmp_path: Path, ray_cluster) -> None:
+    def _die_once(marker: str, item: int) -> int:  # defined here: pickled by value, the worker cannot import tests
+        """Kills its worker process on every attempt while `marker` exists."""
+        if os.path.exists(marker):
+            os._exit(1)
+        return item * 2
+
+    marker = tmp_path / "die"
+    marker.touch()
+    dispatcher = cluster.RayDispatcher(resource_wait_s=1)
+    results = dispatcher.map(_die_once, [3], resources=cluster.RULES, shared=str(marker))
+    assert isinstance(results[0], cluster.TaskFailed)
+    assert f"failed {cluster.MAX_RETRIES + 1} times" in results[0].reason
+    marker.unlink()
+    assert dispatcher.map(_die_once, [3, 4], resources=cluster.RULES, shared=str(marker)) == [6, 8]
+
+
+def test_local_dispatcher_keeps_item_order_and_records_durations() -> None:
+    dispatcher = cluster.LocalDispatcher(workers=2)
+    assert dispatcher.map(abs, [-3, 2, -1], resources=cluster.GFX950_COMPILE) == [3, 2, 1]
+    assert [r.kind for r in dispatcher.durations] == ["gfx950-compile"] * 3
