@@ -282,6 +282,44 @@ def scan(source: Annotated[Path, typer.Argument(help="Directory of CUDA code (re
     raise typer.Exit(1 if any(f.severity.value in ("error", "warning") for f in found) else 0)
 
 
+cluster_app = typer.Typer(no_args_is_help=True, help="Plan a port on a Ray cluster (porter port --cluster ray).")
+app.add_typer(cluster_app, name="cluster")
+
+
+@cluster_app.command("plan")
+def cluster_plan(
+    source: Annotated[Path, typer.Argument(help="Directory of CUDA code (read only).")],
+    durations: Annotated[Path | None, typer.Option(help="OUT of a port of this tree: replay the durations its "
+                                                        "tasks took (OUT/.porter/task-durations.json).")] = None,
+    nodes: Annotated[str, typer.Option(help="Node counts to predict, comma-separated.")] = "1,8,64",
+    cpus_per_node: Annotated[int, typer.Option(help="CPUs per node (and clang22, nvcc slots).")] = 16,
+    gpus_per_node: Annotated[int, typer.Option(help="GPUs per node.")] = 8,
+) -> None:
+    """The tasks a port of SOURCE submits, their resources, and its predicted wall time on N nodes."""
+    from porter import makespan
+    from porter.agents.verifier.node import units_of
+    from porter.cluster import DURATIONS_FILE
+    from porter.state import PortState
+
+    if not source.is_dir():
+        raise _bad_input(f"{source}: not a directory")
+    try:
+        counts = [int(n) for n in nodes.split(",")]
+    except ValueError:
+        raise _bad_input(f"--nodes {nodes!r}: expected counts like 1,8,64") from None
+    if durations is not None:
+        recorded = durations / ".porter" / DURATIONS_FILE
+        if not recorded.is_file():
+            raise _bad_input(f"{recorded}: no task durations here (written by porter port since porter 0.1)")
+        stages = makespan.from_durations(recorded)
+    else:
+        source = source.resolve()
+        stages = makespan.from_tree(source, lambda files: units_of(
+            PortState(run_id="plan", source=str(source), output="", files=files)))
+    shape = makespan.NodeShape(cpus=cpus_per_node, gpus=gpus_per_node)
+    typer.echo(makespan.render(stages, counts, shape, measured=durations is not None))
+
+
 @app.command("rules")
 def list_rules() -> None:
     """The rule catalog."""

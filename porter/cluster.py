@@ -106,7 +106,9 @@ class Resources:
 RULES = Resources("rules", num_cpus=1)
 GFX950_COMPILE = Resources("gfx950-compile", num_cpus=1, custom=(("clang22", 1),), local_threads=True)
 NVCC_BUILD = Resources("nvcc-build", num_cpus=1, custom=(("nvcc", 1),), local_threads=True)
-KINDS = (RULES, GFX950_COMPILE, NVCC_BUILD)
+# A Triton module's check: AOT compiles and interpreter numerics, on CPUs only.
+TRITON_CHECK = Resources("triton-check", num_cpus=1, local_threads=True)
+KINDS = (RULES, GFX950_COMPILE, NVCC_BUILD, TRITON_CHECK)
 
 # The device spec (porter/hardware) whose Ray accelerator type a GPU check of each executor asks for.
 GPU_FOR_EXECUTOR = {"rocm": "MI350X", "cuda": "H200", "hip-on-cuda": "H200"}
@@ -155,6 +157,15 @@ class Dispatcher:
     def close(self) -> None:
         pass
 
+    @contextmanager
+    def timed(self, node: str) -> Iterator[None]:
+        """Record a graph node's wall time (what `porter cluster plan` splits into driver and maps)."""
+        began = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.durations.append(TaskRecord("node", node, time.perf_counter() - began))
+
     def write_durations(self, state_dir: Path) -> None:
         records = [{"kind": r.kind, "label": r.label, "seconds": round(r.seconds, 4)} for r in self.durations]
         (state_dir / DURATIONS_FILE).write_text(json.dumps({"cluster": self.name, "tasks": records}, indent=1) + "\n")
@@ -176,6 +187,7 @@ class LocalDispatcher(Dispatcher):
     def map(self, fn, items, *, resources, shared=None, label=str, on_done=None):
         items = list(items)
         results: list[Any] = [None] * len(items)
+        began = time.perf_counter()
 
         def finish(i: int, out: tuple[Any, float], done: int) -> None:
             results[i] = out[0]
@@ -193,6 +205,7 @@ class LocalDispatcher(Dispatcher):
         else:
             for i, item in enumerate(items):
                 finish(i, _call(fn, shared, item), i + 1)
+        self.durations.append(TaskRecord("map", resources.kind, time.perf_counter() - began))
         return results
 
     def tree(self, root, paths):
@@ -260,6 +273,7 @@ class RayDispatcher(Dispatcher):
         if not items:
             return []
         self.check_placeable(resources)
+        began = time.perf_counter()
         shared_ref = ray.put(shared) if shared is not None else None
         options = {"max_retries": MAX_RETRIES, "retry_exceptions": False, **resources.ray_options()}
         refs = [self._remote.options(name=f"porter:{resources.kind}:{label(item)}"[:200], **options)
@@ -294,6 +308,7 @@ class RayDispatcher(Dispatcher):
             done += 1
             if on_done:
                 on_done(done, len(items), label(items[i]))
+        self.durations.append(TaskRecord("map", resources.kind, time.perf_counter() - began))
         return results
 
     def tree(self, root, paths):
@@ -325,11 +340,11 @@ def open_dispatcher(spec: str, **ray_options: float) -> Dispatcher:
 
 # The run's dispatcher, set by the graph's node wrappers around each node.
 _CURRENT: ContextVar[Dispatcher | None] = ContextVar("porter_dispatcher", default=None)
-_LOCAL = LocalDispatcher()
 
 
 def current() -> Dispatcher:
-    return _CURRENT.get() or _LOCAL
+    """The run's dispatcher; outside a run (a test calling an agent), a fresh in-process one."""
+    return _CURRENT.get() or LocalDispatcher()
 
 
 @contextmanager

@@ -78,12 +78,13 @@ def route(state: PortState) -> str:
     return state.route or "report"
 
 
-def _with(dispatcher: cluster.Dispatcher | None, node: Callable[[PortState], dict]) -> Callable[[PortState], dict]:
+def _with(name: str, dispatcher: cluster.Dispatcher | None, node: Callable[[PortState], dict]
+          ) -> Callable[[PortState], dict]:
     def dispatched(state: PortState) -> dict:
-        with cluster.using(dispatcher):
+        with cluster.using(dispatcher) as current, current.timed(name):
             return node(state)
 
-    dispatched.__name__ = node.__name__
+    dispatched.__name__ = name
     return dispatched
 
 
@@ -103,11 +104,11 @@ def build_graph(checkpointer=None, model: Model | None = None, dispatcher: clust
     if session:
         return _session_graph(checkpointer, model)
     g = StateGraph(PortState)
-    g.add_node("scan", scan_node)
+    g.add_node("scan", _with("scan", dispatcher, scan_node))
     for name in AGENTS:
-        g.add_node(name, _with(dispatcher, _agent(name, model)))
-    g.add_node("verifier", _with(dispatcher, verifier_node))
-    g.add_node("report", report_node)
+        g.add_node(name, _with(name, dispatcher, _agent(name, model)))
+    g.add_node("verifier", _with("verifier", dispatcher, verifier_node))
+    g.add_node("report", _with("report", dispatcher, report_node))
     g.add_edge(START, "scan")
     g.add_edge("scan", "translator")
     g.add_edge("translator", "microarch")

@@ -278,14 +278,14 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
         ctx = replace(ctx, project=project_names(read(r.path) for r in records if r.kind in (FileKind.cuda, FileKind.cpp)))
     dispatcher = cluster.current()
     for record in records:
-        if _is_header(record.path) and _lang_of(record) is not None:
+        if _is_header(record.path) and rule_lang(record) is not None:
             start = time.perf_counter()
             done[record.path] = out = _rules_on_file(_FileJob(agent, ctx, stages, headers), (record, read(record.path)))
             dispatcher.durations.append(cluster.TaskRecord("rules-driver", f"{agent}:{record.path}",
                                                               time.perf_counter() - start))
             if out.lang == "cuda":
                 headers[record.path] = out.data
-    rest = [r for r in records if r.path not in done and _lang_of(r) is not None and rules_for(agent, _lang_of(r))]
+    rest = [r for r in records if r.path not in done and rule_lang(r) is not None and rules_for(agent, rule_lang(r))]
     results = dispatcher.map(_rules_on_file, [(r, read(r.path)) for r in rest], resources=cluster.RULES,
                              shared=_FileJob(agent, ctx, stages, headers), label=lambda item: f"{agent}:{item[0].path}")
     for record, result in zip(rest, results):
@@ -319,7 +319,8 @@ class FileRules:
     data: bytes
 
 
-def _lang_of(record) -> str | None:
+def rule_lang(record) -> str | None:
+    """The rule language of a scanned file (`lang` of @rule), None for files no rule reads."""
     from porter.state import FileKind
 
     if record.kind in (FileKind.cuda, FileKind.cpp):
@@ -337,7 +338,7 @@ def _rules_on_file(job: _FileJob, item) -> FileRules:
     from porter.syntax import lang_for
 
     record, data = item
-    lang = _lang_of(record)
+    lang = rule_lang(record)
     applicable = rules_for(job.agent, lang) if lang else []
     findings: list[Finding] = []
     patches: list[Patch] = []

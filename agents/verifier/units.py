@@ -29,7 +29,6 @@ from porter.workspace import Workspace
 
 # A compile reads sources, headers and the spec; a larger file is data the compile never includes.
 MAX_SHIPPED_BYTES = 4 << 20
-TRITON_CHECK = cluster.Resources("triton-check", num_cpus=1, local_threads=True)
 
 
 @dataclass(frozen=True)
@@ -83,7 +82,7 @@ def check_units(state: PortState, ws: Workspace, todo: list[str],
         if isinstance(original, OriginalBuild) and original.build is not None:
             result = result.model_copy(update={"original_build": original.build})
         results[unit] = result
-    results.update(_run(dispatcher, triton_check, triton, TRITON_CHECK, job, done))
+    results.update(_run(dispatcher, triton_check, triton, cluster.TRITON_CHECK, job, done))
     return {u: results[u] for u in todo}
 
 
