@@ -216,6 +216,7 @@ class LocalDispatcher(Dispatcher):
         self.processes = max(1, processes)
         self.min_items, self.min_bytes = min_items, min_bytes
         self._pool = None
+        self.offloaded = 0  # items a worker process ran
         if self.processes > 1:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
@@ -260,6 +261,7 @@ class LocalDispatcher(Dispatcher):
             while queue and len(pending) < 2 * (self.processes - 1):  # one running, one queued, per worker
                 chunk = queue.popleft()
                 pending[self._pool.submit(_call_chunk, fn, shared, [items[i] for i in chunk])] = chunk
+                self.offloaded += len(chunk)
             if queue:
                 chunk = queue.popleft()
                 take(chunk, _call_chunk(fn, shared, [items[i] for i in chunk]))
@@ -410,6 +412,29 @@ class RayDispatcher(Dispatcher):
 def _describe_node(resources: Mapping[str, float]) -> str:
     keep = {k: v for k, v in resources.items() if not k.startswith(("node:", "memory", "object_store_memory"))}
     return json.dumps(keep, sort_keys=True)
+
+
+# A tree with less C/C++/CUDA/Python than this is ported in one process: starting workers (each
+# imports porter and loads the rule catalog) costs more than they would save.
+AUTO_PROCESSES_BYTES = 4 << 20
+_CODE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".py")
+
+
+def auto_processes(source: Path) -> int:
+    """How many processes `porter port --jobs 0` (the default) uses for `source`: every core
+    (at most 8) when the tree holds AUTO_PROCESSES_BYTES of code, else 1."""
+    total = 0
+    for folder, dirs, files in os.walk(source):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            if name.lower().endswith(_CODE_SUFFIXES):
+                try:
+                    total += os.path.getsize(os.path.join(folder, name))
+                except OSError:
+                    continue
+                if total >= AUTO_PROCESSES_BYTES:
+                    return max(1, min(8, os.cpu_count() or 1))
+    return 1
 
 
 def open_dispatcher(spec: str, *, processes: int = 1, **ray_options: float) -> Dispatcher:
