@@ -1,6 +1,8 @@
 """porter's command line: parse flags, call one function elsewhere, render.
 
-Exit codes: 0 ported and verified; 1 ported with open hazards or failures; 2 bad input.
+Exit codes: 0 ported and verified; 1 ported with open hazards or failures, or source files not
+ported; 2 bad input (arguments, an unusable output tree); 3 porter failed (a bug in porter: an
+exception in a rule, a parser or a step; the report lists the units it left incomplete).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.markup import escape
 from rich.table import Table
 
 from porter import __version__
@@ -38,8 +41,19 @@ def main(version: Annotated[bool, typer.Option("--version", callback=_version, i
 
 
 def _bad_input(message: str) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}")
+    err.print(f"[bold red]error:[/] {escape(message)}")
     return typer.Exit(2)
+
+
+def _porter_failed(exc: Exception, output: Path) -> typer.Exit:
+    """The last line of containment: an exception no node caught. Exit 3, never a traceback."""
+    from porter.containment import describe, porter_frame
+
+    if os.environ.get("PORTER_DEBUG") == "1":
+        raise exc
+    err.print(f"[bold red]porter failed[/] (exit 3, a bug in porter): {escape(describe(exc))} "
+              f"(at {escape(porter_frame(exc))}); what was written is in {escape(str(output))}")
+    return typer.Exit(3)
 
 
 @app.command()
@@ -127,10 +141,15 @@ def port(
             state = run_port(source, output, options, resume=resume, on_progress=on_progress, dispatcher=dispatcher)
         except BadInput as e:
             raise _bad_input(str(e)) from None
+        except Exception as e:  # noqa: BLE001 - contained: see _porter_failed
+            raise _porter_failed(e, output) from None
         finally:
             dispatcher.close()
-    report = build_report(state, **report_context())
-    render_console(report, console)
+    try:
+        report = build_report(state, **report_context())
+        render_console(report, console)
+    except Exception as e:  # noqa: BLE001 - contained: see _porter_failed
+        raise _porter_failed(e, output) from None
     console.print(f"run id [bold]{state.run_id}[/] (resume with --resume {state.run_id})")
     raise typer.Exit(report.exit_code)
 
@@ -298,6 +317,8 @@ def cluster_plan(
     nodes: Annotated[str, typer.Option(help="Node counts to predict, comma-separated.")] = "1,8,64",
     cpus_per_node: Annotated[int, typer.Option(help="CPUs per node (and clang22, nvcc slots).")] = 16,
     gpus_per_node: Annotated[int, typer.Option(help="GPUs per node.")] = 8,
+    executor: Annotated[str, typer.Option(help="With a porter.toml: the GPU checks' executor (none, hip-on-cuda, "
+                                               "rocm), which names their accelerator type.")] = "none",
 ) -> None:
     """The tasks a port of SOURCE submits, their resources, and its predicted wall time on N nodes."""
     from porter import makespan
@@ -319,34 +340,35 @@ def cluster_plan(
     else:
         source = source.resolve()
         stages = makespan.from_tree(source, lambda files: units_of(
-            PortState(run_id="plan", source=str(source), output="", files=files)))
+            PortState(run_id="plan", source=str(source), output="", files=files)), executor)
     shape = makespan.NodeShape(cpus=cpus_per_node, gpus=gpus_per_node)
-    typer.echo(makespan.render(stages, counts, shape, measured=durations is not None))
+    typer.echo(makespan.render(stages, counts, shape, measured=durations is not None,
+                               executor="rocm" if executor == "none" else executor))
 
 
 @app.command("rules")
 def list_rules() -> None:
     """The rule catalog."""
-    from porter import rules
+    from porter import catalog
 
     table = Table(title="porter rules")
     for col in ("id", "agent", "severity", "fix", "title"):
         table.add_column(col)
-    for r in rules.load().values():
-        table.add_row(r.id, r.agent, r.severity.value, r.fix, r.title)
+    for r in catalog.catalog().values():
+        table.add_row(r.id, r.agent, r.severity, r.fix, r.title)
     console.print(table)
 
 
 @app.command()
 def explain(rule_id: Annotated[str, typer.Argument(help="A rule id, e.g. HIP001.")]) -> None:
     """Print one rule's documentation and where it lives."""
-    from porter import rules
+    from porter import catalog
 
     try:
-        r = rules.get(rule_id)
+        r = catalog.get(rule_id)
     except KeyError as e:
         raise _bad_input(str(e.args[0])) from None
-    console.print(f"[bold]{r.id}[/] ({r.agent}, {r.severity.value}, fix: {r.fix})  {r.module}")
+    console.print(f"[bold]{r.id}[/] ({r.agent}, {r.severity}, fix: {r.fix})  {r.module}")
     console.print(r.doc.strip(), markup=False, highlight=False)
 
 

@@ -55,6 +55,9 @@ R = TypeVar("R")
 DURATIONS_FILE = "task-durations.json"
 # A task retried once after its node or worker died: the second failure is the unit's verdict.
 MAX_RETRIES = 1
+# A compile or a check reads sources, headers, specs and small inputs; a larger file is data that
+# none of them reads, and stays off the snapshots tasks get on Ray.
+MAX_SHIPPED_BYTES = 4 << 20
 
 
 class ClusterError(RuntimeError):
@@ -407,6 +410,18 @@ class RayDispatcher(Dispatcher):
                 files[rel] = path.read_bytes()
         digest = hashlib.sha256(pickle.dumps(sorted(files.items()))).hexdigest()[:24]
         return Tree(root=str(root), digest=digest, ref=(self._ray.put(files),))
+
+
+def shipped_paths(root: Path) -> list[str]:
+    """The files of `root` a task may read on a Ray worker: all up to MAX_SHIPPED_BYTES, porter's state excluded."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != ".porter")
+        for name in filenames:
+            path = Path(dirpath) / name
+            if path.is_file() and path.stat().st_size <= MAX_SHIPPED_BYTES:
+                out.append(path.relative_to(root).as_posix())
+    return sorted(out)
 
 
 def _describe_node(resources: Mapping[str, float]) -> str:

@@ -12,6 +12,10 @@ tree, which is what `--resume` continues from. The run's dispatcher (porter.clus
 or a Ray cluster) is, like the model, handed in beside the state; each node runs with it as the
 current one, where its per-unit work fans out.
 
+Each node is `_contained`: an exception it raises becomes an `internal-error` finding for the
+whole run (porter.containment) and the graph goes on to the next node, so the report is still
+written and says what porter failed to do.
+
 `build_graph(session=True)` is the graph of an interactive session (porter.session): the same
 nodes, except that an agent's patches wait in a `review` node for a person's decision and a
 `route` node asks before the verifier sends units back; both pause with LangGraph's interrupt().
@@ -22,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from langgraph.errors import GraphBubbleUp
 from langgraph.graph import END, START, StateGraph
 
 from porter import cluster
@@ -43,7 +48,7 @@ def scan_node(state: PortState) -> dict:
 
     ws = Workspace(Path(state.output))
     inventory = scan_tree(ws.root, ws.files())
-    return {"files": inventory.files, "kernels": inventory.kernels}
+    return {"files": inventory.files, "kernels": inventory.kernels, "findings": inventory.errors}
 
 
 def _agent(module_name: str, model: Model | None, session: bool = False) -> Callable[[PortState], dict]:
@@ -74,6 +79,24 @@ def report_node(state: PortState) -> dict:
     return {}
 
 
+def _contained(name: str, node: Callable[[PortState], dict]) -> Callable[[PortState], dict]:
+    from porter.containment import RUN, internal_error
+
+    def contained(state: PortState) -> dict:
+        try:
+            return node(state)
+        except GraphBubbleUp:
+            raise  # LangGraph's own control flow (a session's interrupt), not a failure
+        except Exception as exc:  # noqa: BLE001 - porter's own failure: recorded, and the run goes on
+            update: dict = {"findings": [internal_error(RUN, f"{name} node", exc, agent=name)]}
+            if name == "verifier":
+                update["route"] = "report"  # no verdicts to route on
+            return update
+
+    contained.__name__ = name
+    return contained
+
+
 def route(state: PortState) -> str:
     return state.route or "report"
 
@@ -99,16 +122,16 @@ def units_of(state: PortState) -> list[str]:
     return verifier.units_of(state)
 
 
-def build_graph(checkpointer=None, model: Model | None = None, dispatcher: cluster.Dispatcher | None = None, *,
-                session: bool = False):
+def build_graph(checkpointer=None, model: Model | None = None, *, session: bool = False,
+                dispatcher: cluster.Dispatcher | None = None):
     if session:
         return _session_graph(checkpointer, model)
     g = StateGraph(PortState)
-    g.add_node("scan", _with("scan", dispatcher, scan_node))
+    g.add_node("scan", _with("scan", dispatcher, _contained("scan", scan_node)))
     for name in AGENTS:
-        g.add_node(name, _with(name, dispatcher, _agent(name, model)))
-    g.add_node("verifier", _with("verifier", dispatcher, verifier_node))
-    g.add_node("report", _with("report", dispatcher, report_node))
+        g.add_node(name, _with(name, dispatcher, _contained(name, _agent(name, model))))
+    g.add_node("verifier", _with("verifier", dispatcher, _contained("verifier", verifier_node)))
+    g.add_node("report", _with("report", dispatcher, _contained("report", report_node)))
     g.add_edge(START, "scan")
     g.add_edge("scan", "translator")
     g.add_edge("translator", "microarch")
@@ -128,14 +151,14 @@ def _session_graph(checkpointer, model: Model | None):
                     +----------------------+-------------------+-----------------------------+
     """
     g = StateGraph(SessionState)
-    g.add_node("scan", scan_node)
+    g.add_node("scan", _contained("scan", scan_node))
     for name in AGENTS:
-        g.add_node(name, _agent(name, model, session=True))
+        g.add_node(name, _contained(name, _agent(name, model, session=True)))
         g.add_edge(name, "review")
     g.add_node("review", review.review)
-    g.add_node("verifier", verifier_node)
+    g.add_node("verifier", _contained("verifier", verifier_node))
     g.add_node("route", review.route, destinations=(*AGENTS, "route", "report"))
-    g.add_node("report", report_node)
+    g.add_node("report", _contained("report", report_node))
     g.add_edge(START, "scan")
     g.add_edge("scan", "translator")
     after = dict(zip(AGENTS, (*AGENTS[1:], "verifier")))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from porter.agents.microarch.node import STAGES as MICROARCH_STAGES
+from porter.encoding import read_view
 from porter.rules import RuleContext, run_on_files
 from porter.scan import Inventory, scan_tree
 from porter.state import Finding, Severity
@@ -24,6 +25,6 @@ def hazards(root: Path, inv: Inventory) -> list[Finding]:
     found: list[Finding] = []
     for agent in ("translator", "microarch", "shim"):
         stages = MICROARCH_STAGES if agent == "microarch" else ()
-        findings, _ = run_on_files(agent, inv.files, lambda rel: (root / rel).read_bytes(), RuleContext(), stages)
+        findings, _ = run_on_files(agent, inv.files, lambda rel: read_view(root / rel)[0], RuleContext(), stages)
         found.extend(f for f in findings if f.severity != Severity.info)
     return sorted(found, key=lambda f: (f.location.path, f.location.line, f.location.column, f.rule))

@@ -38,6 +38,8 @@ ESTIMATES: dict[str, tuple[float, float]] = {
     "gfx950-compile": (1.6, 0.010),
     "nvcc-build": (1.9, 0.012),
     "triton-check": (8.0, 0.0),
+    # Not measured on a GPU here: two driver builds (as nvcc-build) and two short runs; a guess.
+    "gpu-check": (6.0, 0.0),
 }
 DRIVER_PER_KIB = 0.0006
 # Ray's cost per task on top of the task itself (submit, schedule, ship arguments and result),
@@ -73,6 +75,7 @@ class NodeShape:
 
 
 def resources_of(kind: str, executor: str = "rocm") -> cluster.Resources:
+    """A task kind's resources; a GPU check's accelerator type is the executor's."""
     kinds = {r.kind: r for r in cluster.KINDS}
     if kind == "gpu-check":
         return cluster.gpu_check(executor)
@@ -80,7 +83,7 @@ def resources_of(kind: str, executor: str = "rocm") -> cluster.Resources:
 
 
 def _need(kind: str) -> dict[str, float]:
-    r = resources_of(kind)
+    r = resources_of(kind)  # one accelerator type per plan: only the GPU count constrains
     need = {"CPU": float(r.num_cpus), "GPU": float(r.num_gpus), **dict(r.custom)}
     return {k: v for k, v in need.items() if v}
 
@@ -143,9 +146,11 @@ def from_durations(path: Path) -> list[Stage]:
     return stages
 
 
-def from_tree(source: Path, units_of: Callable[[list[FileRecord]], list[str]]) -> list[Stage]:
+def from_tree(source: Path, units_of: Callable[[list[FileRecord]], list[str]], executor: str = "none"
+              ) -> list[Stage]:
     """Tasks as a port of `source` would submit them, each estimated from its file's size.
-    `units_of` picks the verifier's units among the files (agents/verifier/node.py)."""
+    `units_of` picks the verifier's units among the files (agents/verifier/node.py); with an
+    `executor`, each kernel of the tree's porter.toml is a GPU check besides."""
     from porter.rules import HEADER_SUFFIXES, rule_lang, rules_for
     from porter.scan import classify
     from porter.workspace import tree_files
@@ -170,7 +175,7 @@ def from_tree(source: Path, units_of: Callable[[list[FileRecord]], list[str]]) -
             lang = rule_lang(r)
             if lang is None or not rules_for(agent, lang):
                 continue
-            if Path(r.path).suffix.lower() in HEADER_SUFFIXES or (agent == "shim" and lang == "cuda"):
+            if Path(r.path).suffix.lower() in HEADER_SUFFIXES and agent != "shim":
                 stage.driver_s += est("rules-driver", r.path)  # run on the driver (porter/rules.py)
             else:
                 tasks.append(PlannedTask("rules", f"{agent}:{r.path}", est("rules", r.path)))
@@ -182,13 +187,18 @@ def from_tree(source: Path, units_of: Callable[[list[FileRecord]], list[str]]) -
     verifier = Stage("verifier", driver_s=DRIVER_PER_KIB * total_kib)
     for kind, todo in (("gfx950-compile", cuda), ("nvcc-build", cuda), ("triton-check", triton)):
         verifier.maps.append([PlannedTask(kind, u, est(kind, u)) for u in todo])
+    if executor != "none" and (source / "porter.toml").is_file():
+        from porter.verify.spec import load_spec
+
+        verifier.maps.append([PlannedTask("gpu-check", f"{k.unit}:{k.name}", est("gpu-check", k.unit))
+                              for k in load_spec(source).kernels])
     stages.append(verifier)
     stages.append(Stage("report", driver_s=DRIVER_PER_KIB * total_kib))
     return stages
 
 
 def render(stages: Sequence[Stage], node_counts: Sequence[int], shape: NodeShape, measured: bool,
-           overhead_s: float = RAY_TASK_OVERHEAD_S) -> str:
+           overhead_s: float = RAY_TASK_OVERHEAD_S, executor: str = "rocm") -> str:
     """The plan as text: tasks by kind with their resources, then the predicted wall time per node count."""
     by_kind: dict[str, list[PlannedTask]] = {}
     for s in stages:
@@ -201,7 +211,7 @@ def render(stages: Sequence[Stage], node_counts: Sequence[int], shape: NodeShape
              f"{'task kind':<16} {'tasks':>6} {'task-seconds':>13} {'longest':>8}  resources"]
     for kind, tasks in by_kind.items():
         lines.append(f"{kind:<16} {len(tasks):>6} {sum(t.seconds for t in tasks):>13.1f} "
-                     f"{max(t.seconds for t in tasks):>8.2f}  {resources_of(kind).describe()}")
+                     f"{max(t.seconds for t in tasks):>8.2f}  {resources_of(kind, executor).describe()}")
     driver = sum(s.driver_s for s in stages)
     lines += [f"{'driver (serial)':<16} {'':>6} {driver:>13.1f}", "",
               f"{'nodes':>6} {'predicted wall s':>17}"]

@@ -22,13 +22,13 @@ from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from typing import Any, Literal
 
+from porter.catalog import AGENTS  # one list, which `porter rules` reads without importing this module
 from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
 from porter.pysyntax import PythonFile
 from porter.symbols import project_names
 from porter.syntax import FileText, SourceFile
 
 FAMILIES = ("HIP", "WAVE", "LDS", "MFMA", "PTX", "TRI", "BLD", "SHIM")
-AGENTS = ("translator", "microarch", "shim", "verifier")
 RULE_ID = re.compile(rf"^({'|'.join(FAMILIES)})(\d{{3}})$")
 # Ids once used and since retired stay reserved, so an old report's id never changes meaning.
 RETIRED: frozenset[str] = frozenset()
@@ -182,11 +182,25 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
     its finding is reported as not fixed, so two rules never fight over the same bytes. A hit
     whose whole span an earlier rule already rewrote (MFMA002 replaced the asm statement PTX001
     would report) is about code that is gone: it is recorded as fixed by that rule.
+
+    A rule that raises is contained: its hits on this file are dropped, an `internal-error`
+    finding names it, and the other rules run on.
     """
+    from porter.containment import internal_error
+
     findings: list[Finding] = []
     taken = _Taken()
+    rules = list(rules)
+    if (agent in DEPTH_BOUND_AGENTS and isinstance(unit, SourceFile) and rules
+            and (depth := unit.depth) > MAX_TREE_DEPTH):
+        return RunResult([_too_deep(unit, agent, depth)], None)
     for r in rules:
-        for hit in r.func(unit, ctx):
+        try:
+            hits = list(r.func(unit, ctx))
+        except Exception as exc:  # noqa: BLE001 - porter's own bug, reported as a finding (containment.py)
+            findings.append(internal_error(unit.path, r.id, exc, agent=agent))
+            continue
+        for hit in hits:
             detail = hit.detail
             if (earlier := taken.covering(hit.start, hit.end)) is not None:
                 fixed = True
@@ -201,7 +215,7 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
                 "rule": r.id, "severity": hit.severity or r.severity, "message": hit.message,
                 "location": _trusted(Location, {"path": unit.path, "line": line, "column": col,
                                                 "end_line": end_line, "end_column": end_col}),
-                "snippet": unit.line_text(line).strip(), "agent": agent,
+                "snippet": unit.snippet(hit.start), "agent": agent,
                 "fixable": bool(hit.edits) or fixed, "fixed": fixed, "detail": detail,
             }))
     patch = None
@@ -226,6 +240,23 @@ def _trusted(model: type, values: dict) -> Any:
     _set_attr(m, "__pydantic_extra__", None)
     _set_attr(m, "__pydantic_private__", None)
     return m
+
+
+# Syntax trees deeper than this are not given to the analysis rules: they climb a node's
+# ancestors, and tree-sitter finds a parent by descending from the root, so a walk up a tree of
+# depth d costs d^2 (a 3,000-operand expression took hours). Real code nests a few dozen deep.
+# The translator's and shim's rules read tokens and calls, not ancestry, and run on any tree.
+MAX_TREE_DEPTH = 400
+DEPTH_BOUND_AGENTS = frozenset({"microarch"})
+INPUT_LIMIT = "input-limit"  # the rule id of a finding that says porter left a file unchecked, and why
+
+
+def _too_deep(unit: SourceFile, agent: str, depth: int) -> Finding:
+    return Finding(rule=INPUT_LIMIT, severity=Severity.warning, agent=agent,
+                   location=Location(path=unit.path, line=1),
+                   message=f"the syntax tree nests {depth} deep, more than porter's {agent} rules walk "
+                           f"({MAX_TREE_DEPTH}): they were not run on this file (its hazards are unchecked); "
+                           "split the expression that nests this deep to have it checked")
 
 
 class _Taken:
@@ -293,26 +324,26 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
     from porter import cluster
     from porter.state import FileKind
 
-    headers: dict[str, bytes] = {}
-    done: dict[str, FileRules] = {}
     records = list(records)
     if not ctx.project:
         ctx = replace(ctx, project=project_names(read(r.path) for r in records if r.kind in (FileKind.cuda, FileKind.cpp)))
+    headers: dict[str, bytes] = {}
+    done: dict[str, FileRules] = {}
     dispatcher = cluster.current()
     for record in records:
-        if _is_header(record.path) and rule_lang(record) is not None:
+        if _is_header(record.path) and (lang := rule_lang(record)) is not None and rules_for(agent, lang):
             start = time.perf_counter()
-            done[record.path] = out = _rules_on_file(_FileJob(agent, ctx, stages, headers), (record, read(record.path)))
+            done[record.path] = out = _rules_on_file(_FileJob(agent, ctx, stages, headers), (record, _read(read, record.path)))
             dispatcher.durations.append(cluster.TaskRecord("rules-driver", f"{agent}:{record.path}",
                                                               time.perf_counter() - start))
-            if out.lang == "cuda":
+            if out.lang == "cuda" and out.complete:
                 headers[record.path] = out.data
-    rest = [r for r in records if r.path not in done and rule_lang(r) is not None and rules_for(agent, rule_lang(r))]
-    results = dispatcher.map(_rules_on_file, [(r, read(r.path)) for r in rest], resources=cluster.RULES,
+    rest = [r for r in records if r.path not in done and (lang := rule_lang(r)) is not None and rules_for(agent, lang)]
+    results = dispatcher.map(_rules_on_file, [(r, _read(read, r.path)) for r in rest], resources=cluster.RULES,
                              shared=_FileJob(agent, ctx, stages, headers), label=lambda item: f"{agent}:{item[0].path}")
     for record, result in zip(rest, results):
         if isinstance(result, cluster.TaskFailed):  # its node was lost twice: run it here
-            result = _rules_on_file(_FileJob(agent, ctx, stages, headers), (record, read(record.path)))
+            result = _rules_on_file(_FileJob(agent, ctx, stages, headers), (record, _read(read, record.path)))
         done[record.path] = result
     ordered = [done[r.path] for r in records if r.path in done]
     return [f for out in ordered for f in out.findings], [p for out in ordered for p in out.patches]
@@ -339,13 +370,14 @@ class FileRules:
     findings: list[Finding]
     patches: list[Patch]
     data: bytes
+    complete: bool = True  # False when reading or parsing it failed (contained as a finding)
 
     def __reduce__(self):
         """Pickled as plain tuples (a worker process or a Ray task sends it back): a file's
         findings and edits number in the hundreds, and unpickling each pydantic model and named
         tuple on its own was a tenth of the rule work, done serially in the driver."""
         return (_file_rules, (self.lang, [_flat(f) for f in self.findings], [_flat_patch(p) for p in self.patches],
-                              self.data))
+                              self.data, self.complete))
 
 
 _FINDING_FIELDS = ("rule", "severity", "message", "location", "snippet", "agent", "fixable", "fixed", "detail")
@@ -368,7 +400,7 @@ def _flat_patch(p: Patch) -> tuple:
     return (p.model_dump(exclude={"edits"}), sorted(p.__pydantic_fields_set__), [tuple(e) for e in p.edits])
 
 
-def _file_rules(lang, findings, patches, data) -> FileRules:
+def _file_rules(lang, findings, patches, data, complete) -> FileRules:
     from porter.state import Severity
 
     out = []
@@ -383,13 +415,15 @@ def _file_rules(lang, findings, patches, data) -> FileRules:
     for fields, fields_set, edits in patches:
         patch = Patch.model_construct(set(fields_set), **fields, edits=tuple(map(Edit._make, edits)))
         made.append(patch)
-    return FileRules(lang, out, made, data)
+    return FileRules(lang, out, made, data, complete)
 
 
 def rule_lang(record) -> str | None:
     """The rule language of a scanned file (`lang` of @rule), None for files no rule reads."""
     from porter.state import FileKind
 
+    if record.unported:
+        return None  # the scan found it cannot be ported (the report says why)
     if record.kind in (FileKind.cuda, FileKind.cpp):
         return "cuda"
     build_lang = {FileKind.cmake: "cmake", FileKind.makefile: "makefile", FileKind.setup_py: "setup_py"}
@@ -400,8 +434,17 @@ def rule_lang(record) -> str | None:
     return None
 
 
+def _read(read: Callable[[str], bytes], path: str) -> bytes | Exception:
+    """A file's bytes, or what reading it raised (contained with the file's rule run)."""
+    try:
+        return read(path)
+    except Exception as exc:  # noqa: BLE001 - reported as the file's internal-error finding
+        return exc
+
+
 def _rules_on_file(job: _FileJob, item) -> FileRules:
     """An agent's rules over one file, pass after pass; the headers it includes as `job` has them."""
+    from porter.containment import internal_error
     from porter.syntax import lang_for
 
     record, data = item
@@ -410,19 +453,25 @@ def _rules_on_file(job: _FileJob, item) -> FileRules:
     findings: list[Finding] = []
     patches: list[Patch] = []
     ctx = replace(job.ctx, sources=_Sources(job.headers))
-    for batch in _passes(applicable, job.stages):
-        unit: Unit
-        if lang == "cuda":
-            unit = SourceFile(record.path, data, lang_for(record.path) or "cpp")
-        elif lang == "triton":
-            unit = PythonFile(record.path, data)
-        else:
-            unit = TextFile(record.path, data, lang)
-        result = run_rules(unit, batch, ctx, agent=job.agent)
-        findings.extend(result.findings)
-        if result.patch:
-            patches.append(result.patch)
-            data = result.patch.apply_to(data)
+    try:
+        if isinstance(data, Exception):
+            raise data
+        for batch in _passes(applicable, job.stages):
+            unit: Unit
+            if lang == "cuda":
+                unit = SourceFile(record.path, data, lang_for(record.path) or "cpp")
+            elif lang == "triton":
+                unit = PythonFile(record.path, data)
+            else:
+                unit = TextFile(record.path, data, lang)
+            result = run_rules(unit, batch, ctx, agent=job.agent)
+            findings.extend(result.findings)
+            if result.patch:
+                patches.append(result.patch)
+                data = result.patch.apply_to(data)
+    except Exception as exc:  # noqa: BLE001 - parsing the file failed: porter's bug, contained
+        findings.append(internal_error(record.path, f"{job.agent} (reading and parsing)", exc, agent=job.agent))
+        return FileRules(lang, findings, patches, b"" if isinstance(data, Exception) else data, complete=False)
     return FileRules(lang, findings, patches, data)
 
 

@@ -84,7 +84,7 @@ def port(source: Path, output: Path, options: PortOptions, *, resume: str | None
     config = {"configurable": {"thread_id": run_id}, "recursion_limit": 200}
     db = output / ".porter" / CHECKPOINTS
     with closing(sqlite3.connect(db, check_same_thread=False)) as conn:
-        graph = build_graph(SqliteSaver(conn, serde=_serde()), model, dispatcher)
+        graph = build_graph(SqliteSaver(conn, serde=_serde()), model, dispatcher=dispatcher)
         if resume is not None and not graph.get_state(config).values:
             raise BadInput(f"{output}: no run {resume!r} recorded in {db}")
         for mode, chunk in graph.stream(initial, config, stream_mode=["updates", "custom"]):

@@ -1,20 +1,25 @@
 """The inventory: files by kind, kernels with their launches, shared memory and warp-level ops.
 
 `scan_tree` reads a tree (the source, or an output tree being ported) and returns what the
-agents work from. It never writes. Files that are not UTF-8, or that hold NUL bytes, are
-classified binary: they are copied unchanged and the report says so.
+agents work from. It never writes. Text is read through its UTF-8 view (porter.encoding), so
+a Latin-1 comment or a UTF-16 file is ported like any other; only files that are not text are
+classified binary and copied unchanged. A source file among them (by its name) is *unported*:
+the report says why, and the run exits 1.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from porter.agents.translator.buildfiles import build_lang
+from porter.containment import internal_error
+from porter.encoding import detect
 from porter.pysyntax import is_triton, parse_error
-from porter.state import FileKind, FileRecord, KernelInfo, LaunchSite, Location
-from porter.syntax import CPP_SUFFIXES, CUDA_SUFFIXES, SourceFile, lang_for
+from porter.state import FileKind, FileRecord, Finding, KernelInfo, LaunchSite, Location
+from porter.workspace import display_path
+from porter.syntax import CPP_SUFFIXES, CUDA_SUFFIXES, SourceFile, int_literal, lang_for
 
 
 # Sizes of the scalar types that shared arrays are commonly declared with (bytes, as on both vendors).
@@ -33,14 +38,10 @@ _SHARED = "(declaration (type_qualifier) @q) @decl"
 
 
 def classify(rel: str, data: bytes) -> tuple[FileKind, str]:
-    """The kind of a file, and a note when it will be copied unchanged."""
-    if b"\0" in data:
-        return FileKind.binary, "binary (NUL bytes): copied unchanged"
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        return FileKind.binary, f"not UTF-8 (first bad byte on line {line}): copied unchanged"
+    """The kind of a file from its UTF-8 view (`data`), and a note when it will be copied unchanged.
+
+    A binary file is recognised by `porter.encoding.detect` on its raw bytes, before this.
+    """
     if (lang := build_lang(rel)) is not None:
         return FileKind(lang), ""
     name = rel.rsplit("/", 1)[-1]
@@ -60,25 +61,77 @@ def classify(rel: str, data: bytes) -> tuple[FileKind, str]:
 class Inventory:
     files: list[FileRecord]
     kernels: list[KernelInfo]
+    errors: list[Finding] = field(default_factory=list)  # porter failing on a file (porter.containment)
 
 
 def scan_tree(root: Path, rels: list[str]) -> Inventory:
-    files, kernels = [], []
+    files: list[FileRecord] = []
+    kernels: list[KernelInfo] = []
+    errors: list[Finding] = []
     for rel in rels:
-        data = (root / rel).read_bytes()
-        kind, note = classify(rel, data)
-        lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-        parsed = True
-        if kind == FileKind.triton:
-            parsed = not note
-        if kind in (FileKind.cuda, FileKind.cpp):
-            unit = SourceFile(rel, data, lang_for(rel) or "cpp")
-            parsed = unit.parsed
-            if not parsed:
-                note = "tree-sitter could not parse all of it: translated token by token"
-            kernels.extend(find_kernels(unit))
-        files.append(FileRecord(path=rel, kind=kind, lines=lines, parsed=parsed, note=note))
-    return Inventory(files, kernels)
+        if (shown := display_path(rel)) != rel:
+            # The state (and its checkpoints) holds text: such a file is copied, never ported.
+            unported = classify(shown, b"")[0] in SOURCE_KINDS
+            files.append(FileRecord(path=shown, kind=FileKind.binary, encoding="", unported=unported,
+                                    note="file name is not UTF-8 (shown escaped): copied unchanged"
+                                         + (", not ported" if unported else "")))
+            continue
+        try:
+            _scan_file(root, rel, files, kernels)
+        except Exception as exc:  # noqa: BLE001 - porter's bug on one file: contained, the scan goes on
+            errors.append(internal_error(rel, "scan", exc))
+            files.append(FileRecord(path=rel, kind=classify(rel, b"")[0], note="the scan failed on it"))
+    return Inventory(files, kernels, errors)
+
+
+def _scan_file(root: Path, rel: str, files: list[FileRecord], kernels: list[KernelInfo]) -> None:
+    raw = (root / rel).read_bytes()
+    enc, why = detect(raw)
+    lines = raw.count(b"\n") + (1 if raw and not raw.endswith(b"\n") else 0)
+    if enc is None:
+        unported = classify(rel, b"")[0] in SOURCE_KINDS
+        files.append(FileRecord(path=rel, kind=FileKind.binary, lines=lines, encoding="", unported=unported,
+                                note=f"{why}: copied unchanged" + (", not ported" if unported else "")))
+        return
+    data = enc.view(raw)
+    kind, note = classify(rel, data)
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    parsed = True
+    unported = False
+    if kind in (FileKind.triton, FileKind.setup_py) and (depth := python_nesting(data)) > MAX_PYTHON_NESTING:
+        # libcst's visitors recurse once per level: past this they overflow Python's stack.
+        note = f"brackets nested {depth} deep, more than porter's Python parser takes ({MAX_PYTHON_NESTING}): not ported"
+        parsed, unported = False, True
+    elif kind == FileKind.triton:
+        parsed = not note
+        unported = not parsed
+    if kind in (FileKind.cuda, FileKind.cpp):
+        unit = SourceFile(rel, data, lang_for(rel) or "cpp")
+        parsed = unit.parsed
+        if not parsed:
+            note = "tree-sitter could not parse all of it: translated token by token"
+        kernels.extend(find_kernels(unit))
+    files.append(FileRecord(path=rel, kind=kind, lines=lines, parsed=parsed, note=note, unported=unported,
+                            encoding=enc.name))
+
+
+MAX_PYTHON_NESTING = 100
+_PY_NON_CODE = re.compile(rb"#[^\n]*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'")
+_PY_BRACKET = re.compile(rb"[][(){}]")
+
+
+def python_nesting(data: bytes) -> int:
+    """The deepest bracket nesting of a Python file (strings and comments left out), in one pass."""
+    depth = deepest = 0
+    for m in _PY_BRACKET.finditer(_PY_NON_CODE.sub(b"", data)):
+        depth = depth + 1 if m.group() in b"([{" else max(depth - 1, 0)
+        deepest = max(deepest, depth)
+    return deepest
+
+
+# Kinds porter ports: a file of one of these (by name) that is not text is a unit it could not port.
+SOURCE_KINDS = frozenset({FileKind.cuda, FileKind.cpp, FileKind.cmake, FileKind.makefile, FileKind.setup_py,
+                          FileKind.triton})
 
 
 def find_kernels(unit: SourceFile) -> list[KernelInfo]:
@@ -133,11 +186,17 @@ def _static_shared(unit: SourceFile, body) -> int | None:
         declarator = decl.child_by_field_name("declarator")
         while declarator is not None and declarator.type == "array_declarator":
             dim = declarator.child_by_field_name("size")
-            if size is None or dim is None or dim.type != "number_literal":
+            lit = int_literal(unit.text(dim)) if dim is not None and dim.type == "number_literal" else None
+            if size is None or lit is None:
                 return None
-            size *= int(unit.text(dim).rstrip("uUlL"), 0)
+            size *= lit[0]
             declarator = declarator.child_by_field_name("declarator")
         if size is None:
             return None
         total += size
-    return total
+    # A size past any device's memory (and past the checkpoint's 64-bit integers) is not a
+    # figure porter can use: reported as not evaluated, like a size that is not a literal.
+    return total if total < MAX_STATIC_BYTES else None
+
+
+MAX_STATIC_BYTES = 1 << 48

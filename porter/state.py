@@ -15,6 +15,9 @@ from typing import Annotated, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = 1
+# The rule id of a finding that records porter's own failure (porter.containment): not a hazard
+# of the code but a unit porter could not finish. Any such finding makes the run exit 3.
+INTERNAL_ERROR = "internal-error"
 
 
 def content_hash(data: bytes) -> str:
@@ -74,7 +77,10 @@ class Finding(Frozen):
     detail: str = ""  # long text, e.g. a whole inline-asm block, for the report
 
     @property
-    def key(self) -> tuple[str, str, int, int]:
+    def key(self) -> tuple[str, str, int, int] | tuple[str, str, int, int, str]:
+        if self.rule == INTERNAL_ERROR:  # several steps may fail on one file: one finding each
+            return (self.rule, self.location.path, self.location.line, self.location.column,
+                    self.detail.split(":", 1)[0])
         return (self.rule, self.location.path, self.location.line, self.location.column)
 
 
@@ -133,6 +139,10 @@ class FileRecord(Frozen):
     lines: int = 0
     parsed: bool = True  # tree-sitter parsed it without ERROR nodes
     note: str = ""  # why it was copied unchanged, not parsed, or skipped
+    # A source file (by its name) that porter copied unported: not text, or a module no parser
+    # read. Any such file makes the run exit 1, with `note` as the reason.
+    unported: bool = False
+    encoding: str = "utf-8"  # the text encoding porter read it in (porter.encoding); "" for binary
 
 
 class LaunchSite(Frozen):

@@ -7,6 +7,12 @@ only, so a `"cudaMalloc failed"` message or a `// cudaMemcpy` comment is never t
 Two places tree-sitter leaves as raw text are lexed here instead: the body of a `#define`
 (`preproc_arg`) and any ERROR region of a file tree-sitter could not fully parse. That is the
 "token by token" fallback: such a file is still translated, and flagged.
+
+Two grammars, one rule set: a rule's queries are written for the CUDA grammar (a superset of
+C++). A C/C++ file that uses CUDA syntax (`__global__`, `<<<...>>>`; hipcc and `nvcc -x cu`
+compile such .cpp files) is parsed with the CUDA grammar; any other C/C++ file with the C++
+one, where a query naming CUDA-only syntax compiles to nothing and matches nothing
+(`query` returns None). A query neither grammar accepts is a bug and raises.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from itertools import accumulate
 
 import tree_sitter_cpp
 import tree_sitter_cuda
-from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
+from tree_sitter import Language, Node, Parser, Query, QueryCursor, QueryError, Tree
 
 CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
 CPP_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".hip", ".inl"})
@@ -65,8 +71,20 @@ def _parser(lang: str) -> Parser:
 
 
 @cache
-def query(lang: str, source: str) -> Query:
-    return Query(language(lang), source)
+def query(lang: str, source: str) -> Query | None:
+    """The compiled query; None when it names CUDA-only syntax and `lang` is C++ (it cannot match)."""
+    try:
+        return Query(language(lang), source)
+    except QueryError:
+        if lang == "cuda":
+            raise
+        Query(language("cuda"), source)  # raises when the query is wrong in every grammar
+        return None
+
+
+# CUDA syntax the C++ grammar cannot parse: a C/C++ file holding any of it is read as CUDA.
+CUDA_SYNTAX = re.compile(rb"<<<|\b__(?:global|device|shared|constant|managed|launch_bounds)__\b")
+
 
 
 def lang_for(path: str) -> str | None:
@@ -80,6 +98,26 @@ def lang_for(path: str) -> str | None:
     return None
 
 
+_INT_LITERAL = re.compile(r"(-?)(0[xX][0-9a-fA-F']+|0[bB][01']+|0[0-7']*|[1-9][0-9']*)([uUlLzZ]*)")
+
+
+def int_literal(text: str) -> tuple[int, str] | None:
+    """(value, lower-case suffix) of a C/C++ integer literal (hex, binary, octal, decimal, with
+    digit separators and u/l/z suffixes); None for anything else (a float, `08`, a UDL)."""
+    m = _INT_LITERAL.fullmatch(text.strip())
+    if not m or m.group(2).endswith("'") or "''" in m.group(2):
+        return None
+    digits = m.group(2).replace("'", "")
+    if len(digits) > 2 and digits[1] in "xXbB":
+        value = int(digits, 0)
+    else:
+        value = int(digits, 8) if digits.startswith("0") else int(digits)
+    return (-value if m.group(1) else value), m.group(3).lower()
+
+
+SNIPPET_WIDTH = 160
+
+
 @dataclass
 class FileText:
     """A file's relative path and bytes, with the line index every kind of unit reports by."""
@@ -91,17 +129,40 @@ class FileText:
     def __post_init__(self) -> None:
         # Where each line starts: the running sum of the line lengths (newline included), in C.
         self._line_starts = [0, *accumulate(map(_PLUS_ONE, map(len, self.data.split(b"\n")[:-1])))]
+        self._ascii_lines: dict[int, bool] = {}
 
     def line_col(self, offset: int) -> tuple[int, int]:
-        """1-based line and character column of a byte offset."""
+        """1-based line and character column of a byte offset.
+
+        On an ASCII line the column is arithmetic; otherwise only the line's prefix is decoded.
+        A 5 MB one-line file yields thousands of findings, each asking this.
+        """
         i = bisect.bisect_right(self._line_starts, offset) - 1
-        col = len(self.data[self._line_starts[i] : offset].decode("utf-8", "replace")) + 1
-        return i + 1, col
+        start = self._line_starts[i]
+        ascii_line = self._ascii_lines.get(i)
+        if ascii_line is None:
+            end = self._line_starts[i + 1] if i + 1 < len(self._line_starts) else len(self.data)
+            ascii_line = self._ascii_lines[i] = self.data[start:end].isascii()
+        if ascii_line:
+            return i + 1, offset - start + 1
+        return i + 1, len(self.data[start:offset].decode("utf-8", "replace")) + 1
 
     def line_text(self, line: int) -> str:
         start = self._line_starts[line - 1]
         end = self.data.find(b"\n", start)
         return self.data[start : end if end >= 0 else len(self.data)].decode("utf-8", "replace")
+
+    def snippet(self, offset: int, width: int = SNIPPET_WIDTH) -> str:
+        """The line around `offset`, stripped, clipped to about `width` characters (with "...")."""
+        i = bisect.bisect_right(self._line_starts, offset) - 1
+        start = self._line_starts[i]
+        end = self.data.find(b"\n", start)
+        end = end if end >= 0 else len(self.data)
+        if end - start <= 4 * width:
+            return self.data[start:end].decode("utf-8", "replace").strip()
+        lo, hi = max(start, offset - width // 2), min(end, offset + width // 2)
+        text = self.data[lo:hi].decode("utf-8", "ignore").strip()
+        return ("..." if lo > start else "") + text + ("..." if hi < end else "")
 
 
 @dataclass
@@ -116,8 +177,10 @@ class SourceFile(FileText):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.lang == "cpp" and CUDA_SYNTAX.search(self.data):
+            self.lang = "cuda"  # C++ holding CUDA syntax: see the module docstring
         self.tree = _parser(self.lang).parse(self.data)
-        found = QueryCursor(query(self.lang, _NON_CODE)).captures(self.tree.root_node)
+        found = QueryCursor(query(self.lang, _NON_CODE)).captures(self.tree.root_node)  # type: ignore[arg-type]
         spans = [(n.start_byte, n.end_byte) for n in found.get("literal", ())]
         for node in found.get("raw", ()):
             spans.extend(m.span() for m in _LEX_NON_CODE.finditer(self.data, node.start_byte, node.end_byte))
@@ -130,16 +193,39 @@ class SourceFile(FileText):
         """True when tree-sitter parsed the whole file without ERROR or MISSING nodes."""
         return not self.tree.root_node.has_error
 
+    @property
+    def depth(self) -> int:
+        """How deeply the syntax tree nests (a 3,000-operand sum is 3,000 deep), in one walk."""
+        if "syntax.depth" not in self.memo:
+            cursor, depth, deepest = self.tree.walk(), 0, 0
+            while True:
+                if cursor.goto_first_child():
+                    depth += 1
+                    deepest = max(deepest, depth)
+                    continue
+                while not cursor.goto_next_sibling():
+                    if not cursor.goto_parent():
+                        self.memo["syntax.depth"] = deepest
+                        return deepest
+                    depth -= 1
+        return self.memo["syntax.depth"]  # type: ignore[return-value]
+
     def captures(self, source: str, node: Node | None = None) -> list[Node]:
         """All nodes captured by a tree-sitter query (any capture name), in source order."""
-        found = QueryCursor(query(self.lang, source)).captures(node or self.tree.root_node)
+        compiled = query(self.lang, source)
+        if compiled is None:
+            return []
+        found = QueryCursor(compiled).captures(node or self.tree.root_node)
         nodes = [n for ns in found.values() for n in ns]
         nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
         return nodes
 
     def matches(self, source: str, node: Node | None = None) -> list[dict[str, list[Node]]]:
         """Query matches, each as {capture name: nodes}, in source order."""
-        found = QueryCursor(query(self.lang, source)).matches(node or self.tree.root_node)
+        compiled = query(self.lang, source)
+        if compiled is None:
+            return []
+        found = QueryCursor(compiled).matches(node or self.tree.root_node)
         return [caps for _, caps in found]
 
     def is_code(self, offset: int) -> bool:

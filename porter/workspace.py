@@ -6,6 +6,10 @@ and `Workspace.apply` lands agents' patches there. Every landed patch is appende
 kept under `.porter/blobs/`, so the history of each unit can be read and its last patch from a
 given agent reverted. Applying is idempotent: a patch whose result is already on disk (a run
 resumed after the write but before the checkpoint) is recognised and not applied twice.
+
+Files are read and patched through their UTF-8 view (porter.encoding): a UTF-16 or CP-1252
+file is edited as UTF-8 and written back in its own encoding, its other bytes unchanged. Hashes
+in patches, the ledger and blobs are of views.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from porter.encoding import Encoding, detect
 from porter.state import Patch, content_hash
 
 STATE_DIR = ".porter"
@@ -43,6 +48,7 @@ class Landed:
 class CopyNote:
     path: str
     note: str
+    target: str | None = None  # a symbolic link to this path inside the tree: recreated as a link
 
 
 def check_output_dir(source: Path, output: Path, *, force: bool, resume: bool = False) -> None:
@@ -58,8 +64,19 @@ def check_output_dir(source: Path, output: Path, *, force: bool, resume: bool = 
         if not (out / STATE_DIR).is_dir():
             raise BadInput(f"{output}: nothing to resume (no {STATE_DIR}/ here)")
         return
+    if out.exists() and not out.is_dir():
+        raise BadInput(f"{output}: exists and is not a directory")
+    blocker = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        raise BadInput(f"{output}: cannot be created: {blocker} is a file, not a directory")
     if out.exists() and any(out.iterdir()) and not force:
         raise BadInput(f"{output}: output directory is not empty (pass --force to port into it anyway)")
+    try:
+        (out / STATE_DIR).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BadInput(f"{output}: cannot be created: {e.strerror}") from None
+    if not os.access(out / STATE_DIR, os.W_OK | os.X_OK):
+        raise BadInput(f"{output}: not writable")
 
 
 class Workspace:
@@ -80,19 +97,30 @@ class Workspace:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source / rel, target)
             shutil.copymode(source / rel, target)
+        for note in notes:
+            if note.target is not None and note.path == display_path(note.path):
+                link = output / note.path
+                link.parent.mkdir(parents=True, exist_ok=True)
+                link.symlink_to(os.path.relpath(output / note.target, link.parent))
         return ws, notes
 
     def files(self) -> list[str]:
-        """Relative posix paths of every file in the output tree, porter's own state excluded."""
-        out = []
-        for dirpath, dirnames, filenames in os.walk(self.root):
-            dirnames[:] = sorted(d for d in dirnames if d not in (STATE_DIR, VCS_DIR))
-            for name in filenames:
-                out.append((Path(dirpath) / name).relative_to(self.root).as_posix())
-        return sorted(out)
+        """Relative posix paths of every regular file in the output tree, porter's own state and links excluded."""
+        return tree_files(self.root)[0]
 
     def read(self, rel: str) -> bytes:
-        return (self.root / rel).read_bytes()
+        """A file's UTF-8 view (its raw bytes when it is binary)."""
+        return self._load(self.root / rel)[0]
+
+    @staticmethod
+    def _load(path: Path) -> tuple[bytes, Encoding | None]:
+        data = path.read_bytes()
+        enc, _ = detect(data)
+        return (data, None) if enc is None else (enc.view(data), enc)
+
+    @staticmethod
+    def _store(path: Path, view: bytes, enc: Encoding | None) -> None:
+        path.write_bytes(view if enc is None else enc.encode(view))
 
     def apply(self, patches: list[Patch]) -> list[Patch]:
         """Land patches in order; return those that changed the tree or were already there."""
@@ -100,7 +128,7 @@ class Workspace:
         history = {entry.after for entry in self.history()}
         for patch in patches:
             path = self._confined(patch.path)
-            current = path.read_bytes() if path.exists() else None
+            current, enc = self._load(path) if path.exists() else (None, None)
             if patch.base_hash is None:
                 new = patch.apply_to(b"")
                 if current is not None and content_hash(current) == content_hash(new) and content_hash(new) in history:
@@ -122,7 +150,7 @@ class Workspace:
                 before = have
                 (self.blobs / have).write_bytes(current)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(new)
+            self._store(path, new, enc)
             after = content_hash(new)
             (self.blobs / after).write_bytes(new)
             self._record(patch, before, after)
@@ -156,7 +184,7 @@ class Workspace:
         if target.before is None:
             path.unlink()
         else:
-            path.write_bytes((self.blobs / target.before).read_bytes())
+            self._store(path, (self.blobs / target.before).read_bytes(), self._load(path)[1])
         self._record(target.patch.model_copy(update={"reason": f"revert: {target.patch.reason}"}),
                      target.after, target.before or "", kind="revert")
         return target.patch
@@ -206,14 +234,15 @@ class Workspace:
             shutil.rmtree(dest)
         for rel in self.files():
             later = next((e for e in self.history(rel) if e.patch.agent not in agents), None)
+            view, enc = self._load(self.root / rel)
             if later is None:
-                data = self.read(rel)
+                data = view
             elif later.before is None:
                 continue
             else:
                 data = (self.blobs / later.before).read_bytes()
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            (dest / rel).write_bytes(data)
+            self._store(dest / rel, data, enc)
         return dest
 
     def _result_of(self, patch: Patch) -> str | None:
@@ -257,35 +286,58 @@ def _live(entries: list[Landed]) -> list[int]:
 
 
 def tree_files(source: Path) -> tuple[list[str], list[CopyNote]]:
-    """Relative paths of the regular files of a tree, and notes on what was left out.
+    """Relative paths of the regular files of a tree, each real file once, and notes on the rest.
 
-    Symbolic links are followed only while they stay inside the tree; porter's own state
-    directory and a git directory are skipped, so an output tree can be scanned like a source tree.
+    The walk follows no symbolic link, so it meets no link loop and reaches each real file by its
+    one real path. A link to a file or directory inside the tree is noted with its `target`
+    (`Workspace.create` recreates it in the output tree, pointing at the ported file); a link that
+    leaves the tree, dangles or loops is noted and left out. porter's own state directory and a
+    git directory are skipped, so an output tree can be scanned like a source tree.
     """
     root = source.resolve()
     files: list[str] = []
     notes: list[CopyNote] = []
-
-    def leaves(path: Path) -> bool:
-        if not path.is_symlink():
-            return False
-        target = path.resolve()
-        if target == root or root in target.parents:
-            return False
-        notes.append(CopyNote(path.relative_to(root).as_posix(),
-                              f"symbolic link to {os.readlink(path)} leaves the source tree: not followed"))
-        return True
-
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-        here = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if d not in (STATE_DIR, VCS_DIR) and not leaves(here / d))
-        for name in sorted(filenames):
-            path = here / name
-            if leaves(path):
-                continue
+    stack = [root]
+    while stack:
+        here = stack.pop()
+        try:
+            entries = sorted(os.scandir(here), key=lambda e: e.name)
+        except OSError as e:
+            notes.append(CopyNote(display_path(here.relative_to(root).as_posix()), f"not readable ({e.strerror}): skipped"))
+            continue
+        subdirs = []
+        for entry in entries:
+            path = Path(entry.path)
             rel = path.relative_to(root).as_posix()
-            if not path.is_file():
-                notes.append(CopyNote(rel, "not a regular file: skipped"))
-                continue
-            files.append(rel)
-    return files, notes
+            if entry.is_symlink():
+                notes.append(_link_note(root, path, rel))
+            elif entry.is_dir(follow_symlinks=False):
+                if entry.name not in (STATE_DIR, VCS_DIR):
+                    subdirs.append(path)
+            elif entry.is_file(follow_symlinks=False):
+                files.append(rel)
+            else:
+                notes.append(CopyNote(display_path(rel), "not a regular file: skipped"))
+        stack.extend(reversed(subdirs))
+    return sorted(files), notes
+
+
+def _link_note(root: Path, path: Path, rel: str) -> CopyNote:
+    link = os.readlink(path)
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):  # ELOOP, or a link to nothing
+        return CopyNote(display_path(rel), f"symbolic link to {display_path(link)} loops or dangles: skipped")
+    if target != root and root not in target.parents:
+        return CopyNote(display_path(rel), f"symbolic link to {display_path(link)} leaves the source tree: not followed")
+    inside = target.relative_to(root).as_posix()
+    if inside == STATE_DIR or inside.startswith(STATE_DIR + "/"):
+        return CopyNote(display_path(rel), "symbolic link into porter's state: skipped")
+    return CopyNote(display_path(rel), f"symbolic link to {display_path(inside) or '.'} in the tree: kept as a link, "
+                                       "what it names is ported once", target=inside)
+
+
+def display_path(rel: str) -> str:
+    """A path as text: a file name that is not UTF-8 (kept by Python as surrogate escapes) is
+    shown with backslash escapes, so reports and checkpoints can hold it."""
+    return os.fsencode(rel).decode("utf-8", "backslashreplace")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from porter.syntax import SourceFile
+from porter.syntax import SourceFile, int_literal
 
 # Intrinsics whose first argument is a lane mask (CUDA C++ Programming Guide, warp functions).
 MASKED_SYNC = frozenset({
@@ -69,7 +69,6 @@ _MACRO_BODIES = """[(preproc_def name: (identifier) @name value: (preproc_arg) @
 _OBJECT_MACROS = "(preproc_def name: (identifier) @name value: (preproc_arg) @body)"
 _CONSTANTS = """[(declaration declarator: (init_declarator declarator: (identifier) @name value: (_) @value)) @decl
                  (optional_parameter_declaration declarator: (identifier) @name default_value: (_) @value) @decl]"""
-_INT_LITERAL = re.compile(r"^(-?(?:0[xX][0-9a-fA-F']+|0[bB][01']+|[0-9']+))([uUlLzZ]*)$")
 _BINARY = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__, "<<": int.__lshift__, ">>": int.__rshift__,
            "&": int.__and__, "|": int.__or__, "^": int.__xor__}
 
@@ -107,9 +106,9 @@ def views(unit: SourceFile) -> list[View]:
     return unit.memo["microarch.views"]
 
 
-def calls(view: View, names: frozenset[str]) -> list[tuple[str, Node]]:
-    """(callee, call_expression) for every call of one of `names`, in source order."""
-    return [(view.src.text(m["fn"][0]), m["call"][0]) for m in view.src.matches(_CALLS)
+def calls(view: View, names: frozenset[str], node: Node | None = None) -> list[tuple[str, Node]]:
+    """(callee, call_expression) for every call of one of `names` (inside `node`, if given), in source order."""
+    return [(view.src.text(m["fn"][0]), m["call"][0]) for m in view.src.matches(_CALLS, node)
             if view.src.text(m["fn"][0]) in names]
 
 
@@ -148,13 +147,8 @@ def cast_target(src: SourceFile, node: Node) -> tuple[str, Node] | None:
 
 
 def literal(text: str) -> tuple[int, str] | None:
-    """(value, lower-case suffix) of a C integer literal, or None."""
-    m = _INT_LITERAL.match(text.strip())
-    if not m:
-        return None
-    digits = m.group(1).replace("'", "")
-    octal = re.fullmatch(r"-?0[0-7]+", digits)
-    return int(digits, 8 if octal else 0), m.group(2).lower()
+    """(value, lower-case suffix) of a C integer literal, or None (porter.syntax.int_literal)."""
+    return int_literal(text)
 
 
 def definitions(unit: SourceFile) -> dict[str, list[Definition]]:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import importlib.util
 import json
 import re
 from dataclasses import dataclass
@@ -295,10 +296,25 @@ def write_snapshot(path: Path = SNAPSHOT) -> str:
     return engine
 
 
+def _cached_torch_entries() -> tuple[list[Entry], str]:
+    """torch_entries(), kept on disk by the installed mappings file's identity (porter.diskcache):
+    importing torch to read them costs most of a second on every run."""
+    spec = importlib.util.find_spec("torch")  # finds torch without importing it
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("torch is not installed")
+    mappings = Path(spec.submodule_search_locations[0]) / "utils" / "hipify" / "cuda_to_hip_mappings.py"
+    if not mappings.exists():
+        return torch_entries()
+    from porter.diskcache import cached_json, files_key
+
+    entries, engine = cached_json("hipify-torch", files_key([mappings]), lambda: list(torch_entries()))
+    return [tuple(e) for e in entries], engine
+
+
 def _add_torch(builder: _Builder) -> str:
     """hipify-torch's tables: from torch when installed, else from the snapshot shipped with porter."""
     try:
-        entries, engine = torch_entries()
+        entries, engine = _cached_torch_entries()
     except ImportError:
         frozen = json.loads(SNAPSHOT.read_text())
         entries, engine = frozen["entries"], f"{frozen['engine']}, snapshot shipped with porter"

@@ -4,8 +4,8 @@ Each C/C++/CUDA unit is two tasks: its port compiled for the target by clang 22 
 resource) and its original built by nvcc (`nvcc` resource); a Triton module is one task (AOT
 compiles and interpreter numerics, CPU only). In-process the tasks read the output and source
 trees where they are and write their build products under `OUT/.porter/build`, as porter
-always has. On Ray a task reads snapshots of the two trees (every non-binary file up to
-`MAX_SHIPPED_BYTES`) and writes to a scratch directory; it returns its UnitResult with the
+always has. On Ray a task reads snapshots of the two trees (every file up to
+`cluster.MAX_SHIPPED_BYTES`) and writes to a scratch directory; it returns its UnitResult with the
 driver's paths and the files it wrote as bytes, which the driver puts under `OUT/.porter/build`.
 
 A missing toolchain is not an error of the port, in-process or on a cluster: a unit whose
@@ -22,13 +22,11 @@ from pathlib import Path
 from porter import cluster
 from porter.agents.translator.tokens import is_extension
 from porter.agents.verifier.failures import first_error, toolchain_gap
-from porter.state import BuildResult, FileKind, Frozen, PortState, UnitResult
+from porter.state import BuildResult, Frozen, PortState, UnitResult
 from porter.syntax import SourceFile, lang_for
 from porter.toolchains import ToolchainMissing, clang_hip, nvcc
 from porter.workspace import Workspace
 
-# A compile reads sources, headers and the spec; a larger file is data the compile never includes.
-MAX_SHIPPED_BYTES = 4 << 20
 
 
 @dataclass(frozen=True)
@@ -87,15 +85,9 @@ def check_units(state: PortState, ws: Workspace, todo: list[str],
 
 
 def _job(dispatcher: cluster.Dispatcher, state: PortState, ws: Workspace) -> UnitJob:
-    binary = {f.path for f in state.files if f.kind == FileKind.binary}
     source = Path(state.source)
-
-    def shipped(root: Path, paths) -> list[str]:
-        return [p for p in paths if p not in binary and (root / p).is_file()
-                and (root / p).stat().st_size <= MAX_SHIPPED_BYTES]
-
-    port = dispatcher.tree(ws.root, shipped(ws.root, ws.files()))
-    original = dispatcher.tree(source, shipped(source, [f.path for f in state.files]))
+    port = dispatcher.tree(ws.root, cluster.shipped_paths(ws.root))
+    original = dispatcher.tree(source, cluster.shipped_paths(source))
     return UnitJob(port=port, original=original, build=str(ws.state_dir / "build"), arch=state.options.arch)
 
 

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from porter.report.markdown import estimate_text
-from porter.report.model import REPORT_FILES, SEVERITY_ORDER, Report
+from porter.report.model import REPORT_FILES, SEVERITY_ORDER, TOKEN_BY_TOKEN, Report
 from porter.state import Severity
 
 TOP_HAZARDS = 10
@@ -27,6 +27,20 @@ def render_console(report: Report, console: Console, *, files: Iterable[Path] | 
     console.print(_summary(report))
     if report.units:
         console.print(_units(report))
+    if report.incomplete:
+        console.print("[bold red]Porter failed[/] (a bug in porter: these units' ports are incomplete)")
+        for i in report.incomplete:
+            console.print(f"  [red]{escape(i.unit or 'the run')}[/]: {escape(i.step)}: {escape(i.error)} "
+                          f"(at {escape(i.at)})")
+    if report.not_ported:
+        console.print("[bold yellow]Not ported[/]")
+        for n in report.not_ported:
+            console.print(f"  [yellow]{escape(n.path)}[/]: {escape(n.reason)}")
+    flagged = [c for c in report.changes if c.flag]
+    if flagged:
+        console.print(f"[yellow]{len(flagged)} changed files {TOKEN_BY_TOKEN}[/]")
+        for c in flagged[:TOP_HAZARDS]:
+            console.print(f"  {escape(c.path)}")
     missing = {name: v for name, v in report.toolchains.items() if v.startswith("missing")}
     if report.not_verified or missing or report.notes:
         console.print("[bold yellow]Not verified[/]")
@@ -48,6 +62,8 @@ def render_console(report: Report, console: Console, *, files: Iterable[Path] | 
         console.print(f"  {escape(str(p))}")
     if report.exit_code == 0:
         console.print("[bold green]passes[/] (exit 0)")
+    elif report.exit_code == 3:
+        console.print(f"[bold red]porter failed[/] (exit 3): {escape(', '.join(report.blocking))}")
     else:
         console.print(f"[bold red]needs a person[/] (exit 1): {escape(', '.join(report.blocking))}")
 

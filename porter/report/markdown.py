@@ -17,7 +17,7 @@ _TICKS = re.compile(r"`+")
 
 
 def render_markdown(report: Report) -> str:
-    sections = [_header(report), _summary(report), _not_verified(report), _units(report), _changes(report),
+    sections = [_header(report), _summary(report), _incomplete(report), _not_verified(report), _units(report), _changes(report),
                 _hazards(report), _rules(report), _kernels(report), _controls(report), _checks(report), _estimates(report),
                 _attempts(report),
                 _model(report)]
@@ -58,8 +58,31 @@ def _header(r: Report) -> str:
                                                          ("USD", m.max_usd)) if v is not None) or "none"
         source = f"replay of {_code(m.replay)}" if m.replay else _code(m.spec)
         rows.append(["model", f"{source}; budget: {budget}" + (f"; recorded to {_code(m.record)}" if m.record else "")])
-    verdict = "passes (exit 0)" if r.exit_code == 0 else f"needs a person (exit 1): {', '.join(r.blocking)}"
+    verdict = verdict_text(r)
     return f"# porter report {_code(r.run_id)}\n\n{_table(['', ''], rows)}\n\n**Result:** {verdict}."
+
+
+def verdict_text(r: Report) -> str:
+    if r.exit_code == 0:
+        return "passes (exit 0)"
+    if r.exit_code == 3:
+        return f"porter failed (exit 3): {', '.join(r.blocking)}"
+    return f"needs a person (exit 1): {', '.join(r.blocking)}"
+
+
+def _incomplete(r: Report) -> str:
+    """porter's own failures and the source files it did not port: first, since the port is not whole."""
+    lines = []
+    if r.incomplete:
+        lines += ["## Porter failed", "",
+                  "> **porter raised an exception on these units: their port is incomplete. This is a bug in "
+                  "porter; the rest of the run went on.**", ""]
+        lines += [f"- {_code(i.unit) if i.unit else 'the run'}: {i.step}: {i.error} (at {_code(i.at)})"
+                  for i in r.incomplete]
+    if r.not_ported:
+        lines += ["", "## Not ported"] if lines else ["## Not ported"]
+        lines += ["", *(f"- {_code(n.path)} ({n.kind}): {n.reason}" for n in r.not_ported)]
+    return "\n".join(lines)
 
 
 def _summary(r: Report) -> str:
@@ -72,6 +95,10 @@ def _summary(r: Report) -> str:
             ["units not checked", str(s.units_not_checked)],
             ["findings", ", ".join(f"{n} {sev}" for sev, n in s.hazards.items())],
             ["open hazards", f"{s.open_hazards} ({s.open_errors} error, {s.open_warnings} warning)"]]
+    if s.units_incomplete:
+        rows.append(["units porter failed on", str(s.units_incomplete)])
+    if s.files_not_ported:
+        rows.append(["source files not ported", str(s.files_not_ported)])
     return "## Summary\n\n" + _table(["", "count"], rows, right=1)
 
 
@@ -113,8 +140,8 @@ def _units(r: Report) -> str:
 def _changes(r: Report) -> str:
     lines = ["## Changes"]
     if r.changes:
-        rows = [[_code(c.path) + (" (new)" if c.created else ""), s.agent, s.origin, ", ".join(s.rules),
-                 s.reason, str(s.edits)] for c in r.changes for s in c.steps]
+        rows = [[_code(c.path) + (" (new)" if c.created else "") + (f" ({c.flag})" if c.flag else ""), s.agent,
+                 s.origin, ", ".join(s.rules), s.reason, str(s.edits)] for c in r.changes for s in c.steps]
         lines += ["", _table(["file", "agent", "origin", "rules", "reason", "edits"], rows, right=1)]
     else:
         lines += ["", "No file was changed."]

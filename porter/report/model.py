@@ -17,11 +17,12 @@ from pydantic import BaseModel, ConfigDict
 
 from porter import __version__
 from porter import rules as rule_catalog
-from porter.rules import Rule
+from porter.rules import INPUT_LIMIT, Rule
 from porter.state import (
     SCHEMA_VERSION,
     Attempt,
     KernelCheck,
+    INTERNAL_ERROR,
     FileKind,
     Finding,
     KernelResources,
@@ -37,6 +38,9 @@ from porter.state import (
 REPORT_FILES = {"markdown": "porter-report.md", "json": "porter-report.json", "sarif": "porter-report.sarif"}
 SEVERITY_ORDER = {Severity.error: 0, Severity.warning: 1, Severity.info: 2}
 _ERROR_LINE = re.compile(r"\berror\b", re.I)
+TOKEN_BY_TOKEN = "translated token by token: tree-sitter could not parse all of it"
+INPUT_LIMIT_TITLE = "input past a limit porter's rules can walk: the rules named were not run on the file"
+INTERNAL_TITLE = "porter failed: an exception in a rule, the parser or a step of porter (a bug in porter)"
 
 
 class _Part(BaseModel):
@@ -61,6 +65,8 @@ class Summary(_Part):
     open_hazards: int  # not fixed, severity error or warning
     open_errors: int
     open_warnings: int
+    units_incomplete: int = 0  # units (or the run, counted once) porter failed on: exit 3
+    files_not_ported: int = 0  # source files copied unported: exit 1
 
 
 class ChangeStep(_Part):
@@ -76,6 +82,7 @@ class ChangeStep(_Part):
 class FileChange(_Part):
     path: str
     created: bool
+    flag: str = ""  # e.g. "translated token by token": tree-sitter could not parse all of it
     rules: list[str]
     edits: int
     steps: list[ChangeStep]
@@ -109,6 +116,26 @@ class UnitRecord(_Part):
     failure_class: str
     reason: str
     error: str  # first compiler error line of the port's build
+
+
+class Incomplete(_Part):
+    """A unit porter failed on: an exception in porter's own code (a rule, the parser, a node).
+
+    `unit` is "" when the failure belongs to the whole run (a graph node raised).
+    """
+
+    unit: str
+    step: str  # the rule id or the node that raised
+    error: str  # "ExceptionType: message"
+    at: str  # the innermost frame of porter's code
+
+
+class NotPorted(_Part):
+    """A source file porter did not port (not readable as text, or not parsable at all), and why."""
+
+    path: str
+    kind: FileKind
+    reason: str
 
 
 class NotVerified(_Part):
@@ -169,6 +196,8 @@ class Report(_Part):
     estimates: list[tuple[str, PerfEstimate]] = []  # (unit, estimate): predicted by the perfmodel, not measured
     attempts: list[Attempt]
     not_verified: list[NotVerified]
+    incomplete: list[Incomplete] = []  # porter's own failures, by unit: the run exits 3
+    not_ported: list[NotPorted] = []  # source files copied as they were: the run exits 1
     numerics: list[NumericsRun] = []  # units with a check that ran and passed against the original
     notes: list[str]
     model_calls: list[ModelExchange] = []  # every call, in the order made
@@ -182,7 +211,9 @@ class Report(_Part):
     def blocking(self) -> list[str]:
         """Why the run fails CI, one phrase per cause; empty when it passes."""
         s = self.summary
-        causes = [(s.units_failed, "unit failed to compile", "units failed to compile"),
+        causes = [(s.units_incomplete, "unit porter failed on", "units porter failed on"),
+                  (s.files_not_ported, "source file not ported", "source files not ported"),
+                  (s.units_failed, "unit failed to compile", "units failed to compile"),
                   (s.units_not_checked, "unit not checked", "units not checked"),
                   (s.open_errors, "open error", "open errors"),
                   (s.open_warnings, "open warning", "open warnings")]
@@ -190,7 +221,10 @@ class Report(_Part):
 
     @property
     def exit_code(self) -> int:
-        """0 when every unit compiled (or there was none) and no error/warning hazard is open."""
+        """3 when porter failed on a unit; else 0 when every unit compiled (or there was none),
+        every source file was ported and no error/warning hazard is open; else 1."""
+        if self.summary.units_incomplete:
+            return 3
         return 1 if self.blocking else 0
 
 
@@ -206,6 +240,9 @@ def build_report(state: PortState, *, header_set: str, engine: str, toolchains: 
     severities = Counter(f.severity for f in findings)
     open_sev = Counter(f.severity for f in findings if is_open(f))
     kinds = Counter(f.kind for f in state.files)
+    incomplete = _incomplete(findings)
+    not_ported = [NotPorted(path=f.path, kind=f.kind, reason=f.note or "not ported")
+                  for f in sorted(state.files, key=lambda f: f.path) if f.unported]
     summary = Summary(
         files=len(state.files),
         files_by_kind={k.value: kinds[k] for k in FileKind if kinds[k]},
@@ -215,6 +252,7 @@ def build_report(state: PortState, *, header_set: str, engine: str, toolchains: 
         units_compiled=verdicts["compiled"], units_failed=verdicts["failed"], units_not_checked=verdicts["not-checked"],
         hazards={s.value: severities[s] for s in Severity},
         open_hazards=open_sev.total(), open_errors=open_sev[Severity.error], open_warnings=open_sev[Severity.warning],
+        units_incomplete=len({i.unit for i in incomplete}), files_not_ported=len(not_ported),
     )
     return Report(
         schema_version=SCHEMA_VERSION, porter_version=__version__, run_id=state.run_id,
@@ -231,9 +269,21 @@ def build_report(state: PortState, *, header_set: str, engine: str, toolchains: 
         numerics=[NumericsRun(unit=u.unit, executor=", ".join(sorted({c.executor for c in passed})),
                               checks=[c.kernel for c in passed])
                   for u in units if u.verdict == "compiled" and (passed := [c for c in u.checks if c.status == "pass"])],
+        incomplete=incomplete, not_ported=not_ported,
         notes=list(state.notes),
         **_model(state),
     )
+
+
+def _incomplete(findings: list[Finding]) -> list[Incomplete]:
+    out = []
+    for f in findings:
+        if f.rule != INTERNAL_ERROR:
+            continue
+        step, _, rest = f.detail.partition(": ")
+        error, _, at = rest.rpartition("\nat ")
+        out.append(Incomplete(unit=f.location.path, step=step, error=error, at=at))
+    return sorted(out, key=lambda i: (i.unit, i.step))
 
 
 COMPILED_ONLY = ("compiled for the target only: no check ran its numbers against the original "
@@ -284,8 +334,9 @@ def _changes(state: PortState) -> list[FileChange]:
         ids = sorted({e.rule for e in p.edits if e.rule} | {r for r in p.rule.split(",") if r})
         by_path.setdefault(p.path, []).append(ChangeStep(agent=p.agent, origin=p.origin, rules=ids,
                                                          edits=len(p.edits), reason=p.reason))
+    flags = {f.path: TOKEN_BY_TOKEN for f in state.files if not f.parsed and f.kind in (FileKind.cuda, FileKind.cpp)}
     return [FileChange(path=path, created=path in created, rules=sorted({r for s in steps for r in s.rules}),
-                       edits=sum(s.edits for s in steps), steps=steps)
+                       edits=sum(s.edits for s in steps), steps=steps, flag=flags.get(path, ""))
             for path, steps in sorted(by_path.items())]
 
 
@@ -312,7 +363,8 @@ def _rule_counts(findings: list[Finding], catalog: Mapping[str, Rule]) -> list[R
         not_applied = sum(not f.fixed and f.fixable for f in found)
         out.append(RuleCount(
             rule=rule_id,
-            title=known.title if known else "not in this porter's rule catalog",
+            title=known.title if known else {INTERNAL_ERROR: INTERNAL_TITLE, INPUT_LIMIT: INPUT_LIMIT_TITLE}.get(
+                rule_id, "not in this porter's rule catalog"),
             why=known.section("Why") if known else "",
             agent=known.agent if known else found[0].agent,
             severity=known.severity if known else min((f.severity for f in found), key=SEVERITY_ORDER.get),

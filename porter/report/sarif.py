@@ -10,6 +10,10 @@ are relative to the source tree (`uriBaseId` SRCROOT, which `originalUriBaseIds`
 the source path is absolute). Columns count code points, as `porter.state.Location` does, and
 `columnKind` says so (SARIF's default is UTF-16 code units). No `partialFingerprints`: the
 upload action computes them from the file, and one of ours would collide on two identical lines.
+
+porter's own failures (`internal-error` findings) are not results about the code: they are the
+invocation's `toolExecutionNotifications`, and `executionSuccessful` is false when there is one.
+Files not ported and files translated token by token are listed in the run's properties.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import json
 from pathlib import PurePosixPath
 
 from porter.report.model import Report, RuleCount
-from porter.state import Finding, Location, Severity
+from porter.state import INTERNAL_ERROR, Finding, Location, Severity
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -36,12 +40,20 @@ def render_sarif(report: Report) -> str:
             "rules": [_descriptor(r) for r in report.rules],
         }},
         "columnKind": "unicodeCodePoints",
-        "results": [_result(f, rule_index[f.rule]) for f in report.open_findings],
+        "invocations": [{
+            "executionSuccessful": not report.incomplete,
+            "toolExecutionNotifications": [
+                {"level": "error", "message": {"text": f"{i.unit or 'the run'}: {i.step}: {i.error} (at {i.at})"}}
+                for i in report.incomplete],
+        }],
+        "results": [_result(f, rule_index[f.rule]) for f in report.open_findings if f.rule != INTERNAL_ERROR],
         "properties": {
             "runId": report.run_id,
             "exitCode": report.exit_code,
             "fixed": [{"ruleId": f.rule, "location": str(f.location)} for f in fixed],
             "notVerified": [{"unit": n.unit, "level": n.level, "reason": n.reason} for n in report.not_verified],
+            "notPorted": [{"path": n.path, "reason": n.reason} for n in report.not_ported],
+            "tokenByToken": [c.path for c in report.changes if c.flag],
         },
     }
     if report.source.startswith("/"):

@@ -120,7 +120,19 @@ def test_a_task_lost_twice_comes_back_failed_with_the_reason(tmp_path: Path, ray
 def test_local_dispatcher_keeps_item_order_and_records_durations() -> None:
     dispatcher = cluster.LocalDispatcher(workers=2)
     assert dispatcher.map(abs, [-3, 2, -1], resources=cluster.GFX950_COMPILE) == [3, 2, 1]
-    assert [r.kind for r in dispatcher.durations] == ["gfx950-compile"] * 3
+    assert [r.kind for r in dispatcher.durations] == ["gfx950-compile"] * 3 + ["map"]  # each task, then the map
+
+
+def test_gpu_checks_no_node_can_run_are_not_checked_with_the_reason(tmp_path: Path, ray_cluster) -> None:
+    src = tmp_path / "src"
+    shutil.copytree(FIXTURES / "wave_compact", src)
+    state = port(src, tmp_path / "out", PortOptions(max_iterations=1, executor="hip-on-cuda"),
+                 dispatcher=cluster.RayDispatcher(resource_wait_s=0.5))
+    unit = state.units["compact.cu"]
+    assert unit.checks and all(c.status == "not-checked" for c in unit.checks)
+    assert "no node of the Ray cluster can run a gpu-check task" in unit.checks[0].reason
+    assert "accelerator_type=H200" in unit.checks[0].reason
+    assert unit.verdict == "compiled"  # its compile stands; a check that could not run fails nothing
 
 
 def test_port_on_worker_processes_is_byte_identical_to_the_port_in_one_process(tmp_path: Path) -> None:

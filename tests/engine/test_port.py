@@ -68,7 +68,9 @@ def test_bad_input_is_copied_flagged_and_translated(tmp_path: Path) -> None:
     assert (out / "blob.bin").read_bytes() == (src / "blob.bin").read_bytes()
     assert (out / "latin1.cu").read_bytes() == (src / "latin1.cu").read_bytes()
     assert kinds["blob.bin"].kind == FileKind.binary and "NUL" in kinds["blob.bin"].note
-    assert kinds["latin1.cu"].kind == FileKind.binary and "line 1" in kinds["latin1.cu"].note
+    # Latin-1 is text (issue 14): ported through its UTF-8 view, its bytes kept
+    assert kinds["latin1.cu"].kind == FileKind.cuda and kinds["latin1.cu"].encoding == "cp1252"
+    assert not kinds["blob.bin"].unported  # not a source file: copying it is all porter owes it
     assert not kinds["broken.cu"].parsed and "token by token" in kinds["broken.cu"].note
     assert "hipMalloc(&p, 4);" in (out / "broken.cu").read_text()
     assert not (out / "link.h").exists()

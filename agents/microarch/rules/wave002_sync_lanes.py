@@ -166,16 +166,8 @@ def _chain_fix(unit: SourceFile, view: patterns.View, callee: str, call) -> Hit 
         statement = statement.parent
     if not lit or lit[0] != 16 or statement is None or statement.type != "expression_statement":
         return None
-    following = statement.next_named_sibling
-    following_offsets = {patterns.value(unit, view, patterns.args(c)[offset_at])
-                         for _, c in patterns.calls(view, frozenset(SHUFFLES))
-                         if following is not None and following.start_byte <= c.start_byte < following.end_byte
-                         and len(patterns.args(c)) > offset_at}
-    previous = statement.prev_named_sibling
-    previous_offsets = {patterns.value(unit, view, patterns.args(c)[offset_at])
-                        for _, c in patterns.calls(view, frozenset(SHUFFLES))
-                        if previous is not None and previous.start_byte <= c.start_byte < previous.end_byte
-                        and len(patterns.args(c)) > offset_at}
+    following_offsets = _offsets(unit, view, statement.next_named_sibling, offset_at)
+    previous_offsets = _offsets(unit, view, statement.prev_named_sibling, offset_at)
     if 8 not in following_offsets or 32 in previous_offsets:
         return None
     data = src.data
@@ -196,6 +188,20 @@ def _chain_fix(unit: SourceFile, view: patterns.View, callee: str, call) -> Hit 
     return Hit(start, start, f"an unrolled {callee} chain starts at offset 16 (line {unit.line_col(start)[0]}): "
                "on a 64-lane wavefront it needs a 32 step first; added, guarded by warpSize > 32",
                edits=(Edit(start=start, end=start, text=f"if (warpSize > 32) {text}\n{indent}"),))
+
+
+def _offsets(unit: SourceFile, view: patterns.View, statement, offset_at: int) -> set[int | None]:
+    """The offsets of the shuffles inside one statement; each statement searched once per file
+    (a chain of thousands of shuffles in one expression must not cost a search per shuffle)."""
+    if statement is None:
+        return set()
+    memo = unit.memo.setdefault("WAVE002.offsets", {})
+    key = (view.base, statement.start_byte, statement.end_byte, offset_at)
+    if key not in memo:
+        memo[key] = {patterns.value(unit, view, patterns.args(c)[offset_at])
+                     for _, c in patterns.calls(view, frozenset(SHUFFLES), statement)
+                     if statement.start_byte <= c.start_byte < statement.end_byte and len(patterns.args(c)) > offset_at}
+    return memo[key]
 
 
 def _drops_mask(unit: SourceFile, view: patterns.View, arguments) -> bool:

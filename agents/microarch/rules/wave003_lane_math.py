@@ -81,13 +81,15 @@ def _lane_math(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
                       "kernel converted to the 64-lane wave, the first wave is warpSize threads",
                       edits=(Edit(literal, literal + 2, "warpSize"),))
     for view in patterns.views(unit):
-        taken: list[tuple[int, int]] = []  # (threadIdx.x / 32) * 32 is one finding, at the outer expression
+        # (threadIdx.x / 32) * 32 is one finding, at the outer expression. Expressions come in
+        # source order, so one taken earlier covers this one exactly when it ends at or after it.
+        taken_end = -1
         for expr in view.src.captures("(binary_expression) @e"):
             other = _thread_operand(view.src, expr)
             span = view.span(expr)
-            if other is None or any(s <= span[0] and span[1] <= e for s, e in taken):
+            if other is None or span[1] <= taken_end:
                 continue
-            taken.append(span)
+            taken_end = span[1]
             text = " ".join(view.src.text(expr).split())
             what = LANE_MATH[view.src.text(expr.child_by_field_name("operator"))][2]
             if _means_warps(view.src, expr, other) or model.decision_at(span[0]) == "convert64":
@@ -121,7 +123,7 @@ def _means_warps(src: SourceFile, expr, operand) -> bool:
     index is as likely the tile (which stays 32 threads on CDNA) as the warp.
     """
     function = patterns.enclosing(expr, "function_definition")
-    if function is not None and TILE_32.search(src.text(function)):
+    if function is not None and _function_fact(src, function, "tiles"):
         return False
     if patterns.mentions(src, operand, patterns.WARP_ID_NAME):
         return True
@@ -133,9 +135,19 @@ def _means_warps(src: SourceFile, expr, operand) -> bool:
         target = parent.child_by_field_name("left")
     if target is not None and (patterns.WARP_ID_NAME.match(src.text(target)) or WARPISH.search(src.text(target))):
         return True
-    function = patterns.enclosing(expr, "function_definition")
-    return function is not None and any(
-        src.text(fn) in patterns.WARP_INTRINSICS for fn in src.captures(_WARP_CALLS, function))
+    return function is not None and _function_fact(src, function, "warp calls")
+
+
+def _function_fact(src: SourceFile, function, fact: str) -> bool:
+    """Whether a function makes 32-thread tiles / calls warp intrinsics: found once per function,
+    not once per expression (a function of 100,000 lane expressions would search itself each time)."""
+    memo = src.memo.setdefault("WAVE003.functions", {})
+    key = (function.start_byte, function.end_byte)
+    if key not in memo:
+        memo[key] = {"tiles": bool(TILE_32.search(src.text(function))),
+                     "warp calls": any(src.text(fn) in patterns.WARP_INTRINSICS
+                                       for fn in src.captures(_WARP_CALLS, function))}
+    return memo[key][fact]
 
 
 def _warp_size_constants(unit: SourceFile) -> Iterator[Hit]:

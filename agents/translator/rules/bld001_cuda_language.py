@@ -58,7 +58,7 @@ def cuda_language(unit: TextFile, ctx: RuleContext) -> Iterator[Hit]:
                     yield Hit(arg.start_byte, arg.end_byte,
                               f"{name}: CUDA language -> HIP: CMake >= 3.21 compiles for AMD GPUs as the HIP language",
                               (Edit(start=arg.start_byte, end=arg.end_byte, text="HIP"),))
-        elif name in _SOURCE_COMMANDS:
+        elif name in _SOURCE_COMMANDS and not cmd.has_error:  # an unclosed call has no end to add after
             new = [t for t in (_text(data, a) for a in args) if _CU.search(t) and t not in covered]
             if new:
                 covered.update(new)
