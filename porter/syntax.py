@@ -255,7 +255,8 @@ class SourceFile(FileText):
         data, n = self.data, len(self.data)
         out = bytearray(data)
         for s, e in zip(self._non_code_starts, self._non_code_ends):
-            if (s > 0 and data[s - 1] in _WORD and data[s] in _WORD) or (e < n and data[e - 1] in _WORD and data[e] in _WORD):
+            splits_start = s > 0 and data[s - 1] in _WORD and data[s] in _WORD
+            if splits_start or (e < n and data[e - 1] in _WORD and data[e] in _WORD):
                 return None
             out[s:e] = b" " * (e - s)
         return bytes(out)
