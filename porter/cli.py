@@ -93,11 +93,14 @@ def port(
                                                      "before that task's units are reported not-checked.")] = 60.0,
     cluster_task_timeout: Annotated[float, typer.Option(help="Seconds a Ray map waits for its tasks' results; a unit "
                                                              "whose task gave none is reported not-checked.")] = 3600.0,
+    jobs: Annotated[int, typer.Option(help="With --cluster local: processes for the rule runs (this one and "
+                                           "JOBS-1 workers, started before the port); 0: every core for a tree "
+                                           "with 4 MiB of code or more, else 1.")] = 0,
 ) -> None:
     """Port SOURCE into OUTPUT and write porter-report.{md,json,sarif} there."""
     from pydantic import ValidationError
 
-    from porter.cluster import ClusterError, open_dispatcher
+    from porter.cluster import ClusterError, auto_processes, open_dispatcher
     from porter.report import build_report
     from porter.report.console import render_console
     from porter.run import port as run_port
@@ -132,7 +135,9 @@ def port(
                             description=f"{event.node}: {STEPS.get(event.node, '')} {event.item}".rstrip())
 
         try:
-            dispatcher = open_dispatcher(cluster, resource_wait_s=cluster_wait, task_timeout_s=cluster_task_timeout)
+            processes = jobs if jobs > 0 else auto_processes(source)
+            dispatcher = open_dispatcher(cluster, processes=processes, resource_wait_s=cluster_wait,
+                                         task_timeout_s=cluster_task_timeout)
         except (ClusterError, ValueError) as e:
             raise _bad_input(str(e)) from None
         try:

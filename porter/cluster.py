@@ -180,12 +180,98 @@ def _call(fn: Callable, shared: Any, item: Any) -> tuple[Any, float]:
     return value, time.perf_counter() - start
 
 
-class LocalDispatcher(Dispatcher):
-    """In this process: serial, or on a thread pool for compiles (what porter did before clusters)."""
+def _call_chunk(fn: Callable, shared: Any, items: list) -> list[tuple[Any, float]]:
+    return [_call(fn, shared, item) for item in items]
 
-    def __init__(self, workers: int | None = None) -> None:
+
+def _warm_worker() -> None:
+    """A fresh worker's first task: import porter and its rule catalog (not per file)."""
+    from porter.rules import load
+
+    load()
+
+
+def _size(item: Any) -> int:
+    """Bytes of input an item carries (a rule run's item is (record, bytes)), for `_spread`."""
+    if isinstance(item, bytes | str):
+        return len(item)
+    if isinstance(item, tuple):
+        return sum(_size(x) for x in item)
+    return 0
+
+
+class LocalDispatcher(Dispatcher):
+    """On this machine: compiles on a thread pool (a compile waits on a subprocess); CPU-bound
+    work (rule runs) in this process, or spread over `processes` processes: this one and
+    `processes - 1` workers.
+
+    The workers are started here, when the dispatcher is made, before any graph runs (never
+    forked from inside a node): spawned fresh, they import porter and load the rule catalog
+    while the driver goes on. A map of CPU-bound work with fewer than `min_items` items or
+    `min_bytes` bytes of input (a small port) stays in this process. An item's result is the
+    same wherever it ran: a task gets its inputs as data, as on Ray.
+    """
+
+    def __init__(self, workers: int | None = None, *, processes: int = 1, min_items: int = 8,
+                 min_bytes: int = 1 << 20) -> None:
         super().__init__()
         self.workers = workers or os.cpu_count() or 2
+        self.processes = max(1, processes)
+        self.min_items, self.min_bytes = min_items, min_bytes
+        self._pool = None
+        self.offloaded = 0  # items a worker process ran
+        if self.processes > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self._pool = ProcessPoolExecutor(self.processes - 1, mp_context=multiprocessing.get_context("spawn"))
+            for _ in range(self.processes - 1):  # start them now: each loads the catalog once
+                self._pool.submit(_warm_worker)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def _spread(self, items: list, resources: Resources) -> bool:
+        if self._pool is None or resources.local_threads or len(items) < max(self.min_items, 2):
+            return False
+        return sum(_size(item) for item in items) >= self.min_bytes
+
+    def _map_processes(self, fn, items, shared, finish) -> None:
+        """Chunks of `items` to the workers and to this process, which takes the next chunk not
+        yet handed out whenever it is free; a worker has one chunk running and one queued."""
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        from collections import deque
+
+        per = max(1, min(64, len(items) // (self.processes * 8)))
+        queue = deque(list(range(i, min(i + per, len(items)))) for i in range(0, len(items), per))
+        pending: dict[Any, list[int]] = {}
+        done = [0]
+
+        def take(chunk: list[int], outs: list[tuple[Any, float]]) -> None:
+            for i, out in zip(chunk, outs):
+                done[0] += 1
+                finish(i, out, done[0])
+
+        def collect(block: bool) -> None:
+            ready, _ = wait(list(pending), timeout=None if block else 0, return_when=FIRST_COMPLETED)
+            for future in ready:
+                take(pending.pop(future), future.result())
+
+        while queue:
+            while queue and len(pending) < 2 * (self.processes - 1):  # one running, one queued, per worker
+                chunk = queue.popleft()
+                pending[self._pool.submit(_call_chunk, fn, shared, [items[i] for i in chunk])] = chunk
+                self.offloaded += len(chunk)
+            if queue:
+                chunk = queue.popleft()
+                take(chunk, _call_chunk(fn, shared, [items[i] for i in chunk]))
+            if pending:
+                collect(block=False)
+        while pending:
+            collect(block=True)
 
     def map(self, fn, items, *, resources, shared=None, label=str, on_done=None):
         items = list(items)
@@ -198,7 +284,9 @@ class LocalDispatcher(Dispatcher):
             if on_done:
                 on_done(done, len(items), label(items[i]))
 
-        if resources.local_threads and len(items) > 1:
+        if self._spread(items, resources):
+            self._map_processes(fn, items, shared, finish)
+        elif resources.local_threads and len(items) > 1:
             from concurrent.futures import as_completed
 
             with ThreadPoolExecutor(max_workers=self.workers) as pool:
@@ -380,10 +468,34 @@ def _describe_node(resources: Mapping[str, float]) -> str:
     return json.dumps(keep, sort_keys=True)
 
 
-def open_dispatcher(spec: str, **ray_options: float) -> Dispatcher:
-    """`local`, `ray` (Ray's default address: RAY_ADDRESS, or a local cluster) or `ray://HOST:PORT`."""
+# A tree with less C/C++/CUDA/Python than this is ported in one process: starting workers (each
+# imports porter and loads the rule catalog) costs more than they would save.
+AUTO_PROCESSES_BYTES = 4 << 20
+_CODE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".py")
+
+
+def auto_processes(source: Path) -> int:
+    """How many processes `porter port --jobs 0` (the default) uses for `source`: every core
+    (at most 8) when the tree holds AUTO_PROCESSES_BYTES of code, else 1."""
+    total = 0
+    for folder, dirs, files in os.walk(source):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            if name.lower().endswith(_CODE_SUFFIXES):
+                try:
+                    total += os.path.getsize(os.path.join(folder, name))
+                except OSError:
+                    continue
+                if total >= AUTO_PROCESSES_BYTES:
+                    return max(1, min(8, os.cpu_count() or 1))
+    return 1
+
+
+def open_dispatcher(spec: str, *, processes: int = 1, **ray_options: float) -> Dispatcher:
+    """`local` (on `processes` processes), `ray` (Ray's default address: RAY_ADDRESS, or a local
+    cluster) or `ray://HOST:PORT`."""
     if spec == "local":
-        return LocalDispatcher()
+        return LocalDispatcher(processes=processes)
     if spec == "ray":
         return RayDispatcher(None, **ray_options)
     if spec.startswith("ray://"):

@@ -21,8 +21,8 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cache
-from typing import Literal
+from functools import cache, lru_cache
+from typing import Any, Literal
 
 from porter.catalog import AGENTS  # one list, which `porter rules` reads without importing this module
 from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
@@ -213,19 +213,35 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
             end_line, end_col = unit.line_col(hit.end)
             # Built without re-validation: every field comes from the registry or the file itself,
             # and a large file yields thousands of these.
-            findings.append(Finding.model_construct(
-                rule=r.id, severity=hit.severity or r.severity, message=hit.message,
-                location=Location.model_construct(path=unit.path, line=line, column=col,
-                                                  end_line=end_line, end_column=end_col),
-                snippet=unit.snippet(hit.start), agent=agent,
-                fixable=bool(hit.edits) or fixed, fixed=fixed, detail=detail,
-            ))
+            findings.append(_trusted(Finding, {
+                "rule": r.id, "severity": hit.severity or r.severity, "message": hit.message,
+                "location": _trusted(Location, {"path": unit.path, "line": line, "column": col,
+                                                "end_line": end_line, "end_column": end_col}),
+                "snippet": unit.snippet(hit.start), "agent": agent,
+                "fixable": bool(hit.edits) or fixed, "fixed": fixed, "detail": detail,
+            }))
     patch = None
     if taken.edits:
         ids = sorted({e.rule for e in taken.edits})
-        patch = Patch(path=unit.path, base_hash=content_hash(unit.data), edits=tuple(taken.edits), agent=agent,
-                      rule=",".join(ids), reason=f"{len(taken.edits)} edits by {', '.join(ids)}")
+        # Not re-validated either: validating the edits rebuilds each named tuple, one per renamed token.
+        patch = Patch.model_construct(path=unit.path, base_hash=content_hash(unit.data), edits=tuple(taken.edits),
+                                      agent=agent, rule=",".join(ids), reason=f"{len(taken.edits)} edits by {', '.join(ids)}")
     return RunResult(findings, patch)
+
+
+_set_attr = object.__setattr__
+
+
+def _trusted(model: type, values: dict) -> Any:
+    """`model.model_construct(**values)` for a frozen model given every one of its fields, in
+    their declared order, without the per-field walk (the same instance: its __dict__, every
+    field set, no extra, no private state)."""
+    m = model.__new__(model)
+    _set_attr(m, "__dict__", values)
+    _set_attr(m, "__pydantic_fields_set__", set(values))
+    _set_attr(m, "__pydantic_extra__", None)
+    _set_attr(m, "__pydantic_private__", None)
+    return m
 
 
 # Syntax trees deeper than this are not given to the analysis rules: they climb a node's
@@ -277,14 +293,20 @@ class _Taken:
 
     def add(self, edits: tuple[Edit, ...], rule_id: str) -> bool:
         """Take all of a hit's edits, or none of them when any overlaps one already taken."""
-        if not all(self._free(e.start, e.end) for e in edits):
-            return False
+        starts, ends, rules = self._starts, self._ends, self._rules
+        if starts:
+            free = self._free
+            for e in edits:
+                if not free(e[0], e[1]):
+                    return False
+        append, bisect_left = self.edits.append, bisect.bisect_left
         for e in edits:
-            i = bisect.bisect_left(self._starts, e.start)
-            self._starts.insert(i, e.start)
-            self._ends.insert(i, e.end)
-            self._rules.insert(i, rule_id)
-            self.edits.append(e if e.rule == rule_id else e._replace(rule=rule_id))
+            start = e[0]
+            i = bisect_left(starts, start)
+            starts.insert(i, start)
+            ends.insert(i, e[1])
+            rules.insert(i, rule_id)
+            append(e if e[3] == rule_id else Edit(start, e[1], e[2], rule_id))
         return True
 
 
@@ -356,6 +378,51 @@ class FileRules:
     patches: list[Patch]
     data: bytes
     complete: bool = True  # False when reading or parsing it failed (contained as a finding)
+
+    def __reduce__(self):
+        """Pickled as plain tuples (a worker process or a Ray task sends it back): a file's
+        findings and edits number in the hundreds, and unpickling each pydantic model and named
+        tuple on its own was a tenth of the rule work, done serially in the driver."""
+        return (_file_rules, (self.lang, [_flat(f) for f in self.findings], [_flat_patch(p) for p in self.patches],
+                              self.data, self.complete))
+
+
+_FINDING_FIELDS = ("rule", "severity", "message", "location", "snippet", "agent", "fixable", "fixed", "detail")
+_LOCATION_FIELDS = ("path", "line", "column", "end_line", "end_column")
+
+
+def _flat(f: Finding) -> tuple | Finding:
+    """A finding run_rules built (every field set, in order) as a tuple; any other as itself."""
+    loc = f.location
+    if (tuple(f.__dict__) != _FINDING_FIELDS or len(f.__pydantic_fields_set__) != len(_FINDING_FIELDS)
+            or type(loc) is not Location or tuple(loc.__dict__) != _LOCATION_FIELDS
+            or len(loc.__pydantic_fields_set__) != len(_LOCATION_FIELDS)):
+        return f
+    d = f.__dict__
+    return (d["rule"], d["severity"].value, d["message"], tuple(loc.__dict__.values()), d["snippet"], d["agent"],
+            d["fixable"], d["fixed"], d["detail"])
+
+
+def _flat_patch(p: Patch) -> tuple:
+    return (p.model_dump(exclude={"edits"}), sorted(p.__pydantic_fields_set__), [tuple(e) for e in p.edits])
+
+
+def _file_rules(lang, findings, patches, data, complete) -> FileRules:
+    from porter.state import Severity
+
+    out = []
+    for f in findings:
+        if isinstance(f, tuple):
+            values = dict(zip(_FINDING_FIELDS, f))
+            values["severity"] = Severity(values["severity"])
+            values["location"] = _trusted(Location, dict(zip(_LOCATION_FIELDS, values["location"])))
+            f = _trusted(Finding, values)
+        out.append(f)
+    made = []
+    for fields, fields_set, edits in patches:
+        patch = Patch.model_construct(set(fields_set), **fields, edits=tuple(map(Edit._make, edits)))
+        made.append(patch)
+    return FileRules(lang, out, made, data, complete)
 
 
 def rule_lang(record) -> str | None:

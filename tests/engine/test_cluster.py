@@ -188,3 +188,29 @@ def test_a_ray_porter_starts_offers_the_toolchains_found_here(tmp_path: Path, mo
     except ToolchainMissing:
         return  # no clang 22 here: nothing more to offer
     assert cluster.local_toolchains() == {"clang22": float(os.cpu_count() or 1)}
+
+
+def test_port_on_worker_processes_is_byte_identical_to_the_port_in_one_process(tmp_path: Path) -> None:
+    src = _tree(tmp_path)
+    options = PortOptions(verify=False)
+    alone = port(src, tmp_path / "alone", options)
+    dispatcher = cluster.LocalDispatcher(processes=2, min_items=2, min_bytes=0)
+    try:
+        spread = port(src, tmp_path / "spread", options, dispatcher=dispatcher)
+    finally:
+        dispatcher.close()
+    assert dispatcher.offloaded > 0  # some files' rules did run in the worker
+    alone_files, spread_files = _files(tmp_path / "alone"), _files(tmp_path / "spread")
+    assert sorted(alone_files) == sorted(spread_files)
+    for rel in alone_files:
+        assert alone_files[rel].replace(alone.run_id.encode(), b"RUN").replace(alone.output.encode(), b"OUT") == \
+            spread_files[rel].replace(spread.run_id.encode(), b"RUN").replace(spread.output.encode(), b"OUT"), rel
+    assert alone.findings == spread.findings and alone.patches == spread.patches
+
+
+def test_auto_processes_uses_every_core_only_for_a_large_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "small.cu").write_bytes(b"x" * 1000)
+    assert cluster.auto_processes(tmp_path) == 1
+    monkeypatch.setattr(cluster, "AUTO_PROCESSES_BYTES", 1000)
+    monkeypatch.setattr(cluster.os, "cpu_count", lambda: 2)
+    assert cluster.auto_processes(tmp_path) == 2
