@@ -552,7 +552,45 @@ def host_quantities(unit: SourceFile, kernel: str, constants: dict[str, int]) ->
                         found.append(Quantity("host-geometry", unit.path, expr.start_byte, expr.end_byte,
                                               unit.text(expr), "32", convert=False,
                                               note="host code cannot read the device's warpSize"))
+        if len(launch.config) > 1 and kernel_facts.dim3_value(unit, launch.config[1]) == (32, 1, 1):
+            block = launch.config[1]
+            found.append(Quantity("host-geometry", unit.path, block.start_byte, block.end_byte,
+                                  f"<<<..., {unit.text(block)}>>>", "32", convert=False,
+                                  note="launched with blocks of 32 threads: one 32-lane group, half a 64-lane wave"))
+    if any(launch.kernel == kernel for launch in kernel_facts.launches(unit)):
+        found += host_checks(unit)
     return found
+
+
+def host_checks(unit: SourceFile) -> list[Quantity]:
+    """Host code of a unit that launches the kernel laying out inputs or checking results per 32
+    threads: `i % 32`, `i & 31`, `i / 32`, `i >> 5` on a loop index of a host function."""
+    if "wave.host_checks" in unit.memo:
+        return unit.memo["wave.host_checks"]
+    found = []
+    for f in functions(unit):
+        if f.kernel or f.view.base != 0 or _device_code(unit, f.node):
+            continue
+        src = f.view.src
+        indexes = {src.text(m["n"][0]) for m in src.matches(
+            "(for_statement initializer: [(declaration declarator: (init_declarator declarator: (identifier) @n))"
+            " (assignment_expression left: (identifier) @n)])", f.node)}
+        for expr in src.captures("(binary_expression) @e", f.node):
+            op = src.text(expr.child_by_field_name("operator"))
+            left = patterns.unwrap(expr.child_by_field_name("left"))
+            right = patterns.unwrap(expr.child_by_field_name("right"))
+            lit = patterns.literal(src.text(right)) if right.type == "number_literal" else None
+            if lit and (op, lit[0]) in (("%", 32), ("&", 31), ("/", 32), (">>", 5)) \
+                    and left.type == "identifier" and src.text(left) in indexes:
+                found.append(Quantity("host-check", unit.path, expr.start_byte, expr.end_byte, src.text(expr), "32",
+                                      convert=False, note="host code lays out or checks the kernel's data per 32 threads"))
+    unit.memo["wave.host_checks"] = found
+    return found
+
+
+def _device_code(unit: SourceFile, fn: Node) -> bool:
+    return any(c.type in ("__device__", "__global__") or unit.text(c) in ("__device__", "__global__")
+               for c in fn.children if c.type != "compound_statement")
 
 
 def _with_initializers(unit: SourceFile, node: Node) -> list[Node]:

@@ -84,6 +84,8 @@ EXPECTED = {  # pattern -> {kernel: decision}
     "leading_zeros.cu": {"last_positive": "keep32"},
     "undecided.cu": {"warp_totals": "ask"},
     "helper_header": {"block_sum": "convert64"},
+    "host_check.cu": {"lanes": "keep32"},
+    "block_of_32.cu": {"total": "keep32"},
 }
 
 
@@ -109,6 +111,17 @@ def test_mask_variables_are_widened_with_their_value(tmp_path: Path) -> None:
     assert "unsigned long long mask = 0xffffffffffffffffull" in text
     assert "unsigned long long tmask = 0xffffffffffffffffull" in text
     assert "__shfl_sync(" not in text and "__ballot(i < n)" in text and "0xFFFFFFFF" not in text
+
+
+def test_a_host_check_per_32_threads_keeps_the_lane_id_in_its_group(tmp_path: Path) -> None:
+    _, after, _ = _ported(PATTERNS / "host_check.cu", tmp_path)
+    assert "out[i] = (__lane_id() & 31);" in after["host_check.cu"].decode()
+
+
+def test_a_block_of_32_threads_reads_warp_size_as_32(tmp_path: Path) -> None:
+    _, after, _ = _ported(PATTERNS / "block_of_32.cu", tmp_path)
+    text = after["block_of_32.cu"].decode()
+    assert "for (int i = 32 / 2; i > 0; i /= 2)" in text and "warpSize / 2; i" not in text
 
 
 def test_checker_reports_the_first_expression_of_a_half_conversion() -> None:
