@@ -86,6 +86,7 @@ EXPECTED = {  # pattern -> {kernel: decision}
     "helper_header": {"block_sum": "convert64"},
     "host_check.cu": {"lanes": "keep32"},
     "block_of_32.cu": {"total": "keep32"},
+    "log2_warp_size.cu": {"warp_sums": "convert64"},
 }
 
 
@@ -122,6 +123,12 @@ def test_a_block_of_32_threads_reads_warp_size_as_32(tmp_path: Path) -> None:
     _, after, _ = _ported(PATTERNS / "block_of_32.cu", tmp_path)
     text = after["block_of_32.cu"].decode()
     assert "for (int i = 32 / 2; i > 0; i /= 2)" in text and "warpSize / 2; i" not in text
+
+
+def test_a_log2_warp_size_converts_with_its_warp_size(tmp_path: Path) -> None:
+    _, after, _ = _ported(PATTERNS / "log2_warp_size.cu", tmp_path)
+    text = after["log2_warp_size.cu"].decode()
+    assert "#define LOG2_WARP_SIZE 6U\n#else\n#define LOG2_WARP_SIZE 5U\n#endif\n#define WARP_SIZE (1U << LOG2_WARP_SIZE)" in text
 
 
 def test_checker_reports_the_first_expression_of_a_half_conversion() -> None:
