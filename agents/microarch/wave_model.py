@@ -416,7 +416,62 @@ def _mask(f: Function, callee: str, call: Node) -> list[Quantity]:
     mask = patterns.unwrap(a[0])
     if is_full32(src, mask) or mask_variable(f.unit, f.view, mask) == "full32":
         return [_q(f, mask, "mask", "32")]
+    computed = computed_mask(src, mask)
+    if computed is not None:
+        _, value, shifts = computed
+        return [_q(f, mask, "mask", "32", convert=shifts,
+                   note="a lane mask computed in a 32-bit variable" + (
+                       ": widened with its `1 <<` shifts" if shifts else f" from `{src.text(value)}`, not shown to widen"))]
     return []
+
+
+def visible_declaration(src: SourceFile, ident: Node) -> Node | None:
+    """The init_declarator of the local variable `ident` names where it is used: the innermost block
+    around it that declares the name before the use (a loop's own `unsigned mask = ...;` included)."""
+    name = src.text(ident)
+    node = ident.parent
+    while node is not None and node.type != "function_definition":
+        if node.type in ("compound_statement", "for_statement"):
+            found = None
+            for child in node.named_children:
+                if child.start_byte >= ident.start_byte:
+                    break
+                decls = [child] if child.type == "declaration" else \
+                    [c for c in child.named_children if c.type == "declaration"] if node.type == "for_statement" else []
+                for decl in decls:
+                    for d in decl.children_by_field_name("declarator"):
+                        if d.type == "init_declarator" and src.text(d.child_by_field_name("declarator")) == name:
+                            found = d
+            if found is not None:
+                return found
+        node = node.parent
+    return None
+
+
+def computed_mask(src: SourceFile, mask: Node) -> tuple[Node, Node, bool] | None:
+    """A mask variable declared with a 32-bit type and computed (not a full mask): (declarator, value,
+    whether its value is built only of `1 << n` shifts, which widen exactly with `1ull`)."""
+    from porter.agents.microarch.rules.wave001_full_mask import is_full32
+
+    if mask.type != "identifier":
+        return None
+    d = visible_declaration(src, mask)
+    if d is None:
+        return None
+    value = patterns.unwrap(d.child_by_field_name("value"))
+    if is_full32(src, value) or patterns.type_text(src, d.parent.child_by_field_name("type")) not in patterns.NARROW_INT:
+        return None
+    fn = patterns.enclosing(mask, "function_definition")
+    name = src.text(mask)
+    for m in src.matches("(assignment_expression left: (identifier) @n) @a", fn) if fn is not None else []:
+        if src.text(m["n"][0]) == name:
+            return d, value, False  # set again elsewhere: not one value
+    literals = [n for n in src.captures("(number_literal) @n", value)] + ([value] if value.type == "number_literal" else [])
+    ones = [n for n in literals if n.parent is not None and n.parent.type == "binary_expression"
+            and src.text(n.parent.child_by_field_name("operator")) == "<<" and n.parent.child_by_field_name("left") == n
+            and patterns.literal(src.text(n)) and patterns.literal(src.text(n))[0] == 1]
+    small = all((patterns.literal(src.text(n)) or (1 << 32,))[0] <= 1 for n in literals)
+    return d, value, bool(ones) and small
 
 
 def mask_variable(unit: SourceFile, view: patterns.View, mask: Node) -> str:
@@ -429,7 +484,11 @@ def mask_variable(unit: SourceFile, view: patterns.View, mask: Node) -> str:
     name = view.src.text(mask)
     fn = patterns.enclosing(mask, "function_definition")
     values = []
-    if fn is not None:
+    local = visible_declaration(view.src, mask)
+    if local is not None and not any(view.src.text(m["n"][0]) == name for m in view.src.matches(
+            "(assignment_expression left: (identifier) @n)", fn)):
+        values = [local.child_by_field_name("value")]
+    elif fn is not None:
         for m in view.src.matches("""[(init_declarator declarator: (identifier) @n value: (_) @v)
                                       (optional_parameter_declaration declarator: (identifier) @n default_value: (_) @v)
                                       (assignment_expression left: (identifier) @n right: (_) @v)]""", fn):

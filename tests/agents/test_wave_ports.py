@@ -87,6 +87,7 @@ EXPECTED = {  # pattern -> {kernel: decision}
     "host_check.cu": {"lanes": "keep32"},
     "block_of_32.cu": {"total": "keep32"},
     "log2_warp_size.cu": {"warp_sums": "convert64"},
+    "scoped_masks.cu": {"scan": "convert64"},
 }
 
 
@@ -129,6 +130,14 @@ def test_a_log2_warp_size_converts_with_its_warp_size(tmp_path: Path) -> None:
     _, after, _ = _ported(PATTERNS / "log2_warp_size.cu", tmp_path)
     text = after["log2_warp_size.cu"].decode()
     assert "#define LOG2_WARP_SIZE 6U\n#else\n#define LOG2_WARP_SIZE 5U\n#endif\n#define WARP_SIZE (1U << LOG2_WARP_SIZE)" in text
+
+
+def test_masks_are_widened_where_they_are_declared(tmp_path: Path) -> None:
+    _, after, _ = _ported(PATTERNS / "scoped_masks.cu", tmp_path)
+    text = after["scoped_masks.cu"].decode()
+    assert "unsigned long long mask = 0xffffffffffffffffull;" in text
+    assert "unsigned long long mask = (1ull << (blockDim.x / warpSize)) - 1;" in text
+    assert "int mask" not in text and "0xffffffff;" not in text
 
 
 def test_checker_reports_the_first_expression_of_a_half_conversion() -> None:
