@@ -616,9 +616,34 @@ def host_quantities(unit: SourceFile, kernel: str, constants: dict[str, int]) ->
             found.append(Quantity("host-geometry", unit.path, block.start_byte, block.end_byte,
                                   f"<<<..., {unit.text(block)}>>>", "32", convert=False,
                                   note="launched with blocks of 32 threads: one 32-lane group, half a 64-lane wave"))
+        found += _host_warp_size(unit, launch)
     if any(launch.kernel == kernel for launch in kernel_facts.launches(unit)):
         found += host_checks(unit)
     return found
+
+
+def _host_warp_size(unit: SourceFile, launch: kernel_facts.Launch) -> list[Quantity]:
+    """A host variable named as the warp size and set to 32 (`int warp_size = 32;`) that shapes the
+    launch or is passed to the kernel: the host lays the work out per 32-thread warp."""
+    fn = patterns.enclosing(launch.call, "function_definition")
+    if fn is None:
+        return []
+    thirty_two = {}
+    for d in unit.captures("(init_declarator) @d", fn):
+        name, value = d.child_by_field_name("declarator"), patterns.unwrap(d.child_by_field_name("value"))
+        if name.type == "identifier" and patterns.WARP_SIZE_NAME.match(unit.text(name)) \
+                and value.type == "number_literal" and (patterns.literal(unit.text(value)) or (0,))[0] == 32:
+            thirty_two[unit.text(name)] = d
+    if not thirty_two:
+        return []
+    used = {unit.text(i) for i in unit.captures("(identifier) @i", launch.call)}
+    for d in unit.captures("[(init_declarator) (function_declarator)] @d", fn):  # `dim3 block(N * warp_size, 1)`
+        name = d.child_by_field_name("declarator")
+        if name is not None and unit.text(name) in used:
+            used |= {unit.text(i) for i in unit.captures("(identifier) @i", d)}
+    return [Quantity("host-geometry", unit.path, d.start_byte, d.end_byte, unit.text(d), "32", convert=False,
+                     note="the host's warp size, 32, shapes the launch or the kernel's arguments")
+            for name, d in thirty_two.items() if name in used]
 
 
 def host_checks(unit: SourceFile) -> list[Quantity]:
@@ -689,6 +714,9 @@ def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:
     ctx = ctx or RuleContext()
     headers = _headers(unit, ctx)
     constants = warp_constants(unit, headers)
+    from porter.rules import HEADER_SUFFIXES
+    includers = ctx.includers(unit) if any(unit.path.endswith(s) for s in HEADER_SUFFIXES) \
+        and any(k.kernel for k in functions(unit)) else []
     fns = functions(unit)
     by_name: dict[str, list[int]] = {}
     for i, f in enumerate(fns):
@@ -733,6 +761,8 @@ def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:
             if k is not None:
                 comps[comp] += array_quantities(unit, k, constants)
             comps[comp] += host_quantities(unit, fns[i].name, constants)
+            for other in includers:  # a header's kernel, launched and checked by the files including it
+                comps[comp] += host_quantities(other, fns[i].name, warp_constants(other, []))
     forced: dict[int, set[str]] = {}
     for i, f in enumerate(fns):
         for callee in f.calls - set(by_name):

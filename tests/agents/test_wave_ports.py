@@ -88,6 +88,7 @@ EXPECTED = {  # pattern -> {kernel: decision}
     "block_of_32.cu": {"total": "keep32"},
     "log2_warp_size.cu": {"warp_sums": "convert64"},
     "scoped_masks.cu": {"scan": "convert64"},
+    "host_warp_header": {"any_per_warp": "keep32"},
 }
 
 
@@ -138,6 +139,11 @@ def test_masks_are_widened_where_they_are_declared(tmp_path: Path) -> None:
     assert "unsigned long long mask = 0xffffffffffffffffull;" in text
     assert "unsigned long long mask = (1ull << (blockDim.x / warpSize)) - 1;" in text
     assert "int mask" not in text and "0xffffffff;" not in text
+
+
+def test_a_header_kernel_follows_the_host_warp_of_the_file_including_it(tmp_path: Path) -> None:
+    _, after, _ = _ported(PATTERNS / "host_warp_header", tmp_path)
+    assert "out[t] = (((unsigned)(__ballot(in[t]) >> (__lane_id() & 32))) != 0);" in after["vote_kernel.cuh"].decode()
 
 
 def test_checker_reports_the_first_expression_of_a_half_conversion() -> None:
