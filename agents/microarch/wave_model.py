@@ -734,11 +734,11 @@ def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:
 
     owners: dict[str, int] = {}
     for i, f in enumerate(fns):
-        for callee in f.calls:
+        for callee in sorted(f.calls):  # sorted: the component's name (its root) must not follow the hash seed
             for j in by_name.get(callee, []):
                 if not fns[j].kernel:  # a launch is not a call: kernels decide on their own
                     union(i, j)
-        for name in f.names & set(constants):
+        for name in sorted(f.names & set(constants)):
             if name in owners:
                 union(i, owners[name])
             owners.setdefault(name, i)
@@ -798,7 +798,8 @@ def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:
         if comp in kernels_of or not qs:
             continue
         names = tuple(sorted({fns[j].name for j in range(len(fns)) if find(j) == comp}))
-        kernels.append(KernelWave(fns[comp].name, unit.path, names, tuple(qs), cross[comp], decisions[comp],
+        first = next((j for j in range(len(fns)) if find(j) == comp and per_fn[j]), comp)  # the first that has quantities
+        kernels.append(KernelWave(fns[first].name, unit.path, names, tuple(qs), cross[comp], decisions[comp],
                                   reasons[comp][0], reasons[comp][1], helper=True))
     order = {f.name: i for i, f in enumerate(fns)}
     kernels.sort(key=lambda k: order[k.kernel])
