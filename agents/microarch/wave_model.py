@@ -587,7 +587,28 @@ def array_quantities(unit: SourceFile, kernel: kernel_facts.Kernel, constants: d
                 if "lane" in kinds:
                     found.append(Quantity("shared-array", unit.path, size.start_byte, size.end_byte, f"{a.name}[32]",
                                           "32", convert=not w5._sizeof_taken(unit, a.name)))
+                elif _per_thread(unit, a.name):
+                    found.append(Quantity("shared-array", unit.path, size.start_byte, size.end_byte, f"{a.name}[32]",
+                                          "32", convert=False, note="a slot per thread of a 32-thread block"))
     return found
+
+
+def _per_thread(unit: SourceFile, array: str) -> bool:
+    """`array[threadIdx.x] = ...`: a 32-slot array written one slot per thread, outside any `tid < 32` guard."""
+    for m in unit.matches("(assignment_expression left: (subscript_expression argument: (identifier) @a) @s)"):
+        if unit.text(m["a"][0]) != array:
+            continue
+        indices = m["s"][0].child_by_field_name("indices")
+        if indices is None or " ".join(unit.text(indices).strip("[]").split()) not in ("threadIdx.x", "hipThreadIdx_x"):
+            continue
+        node, guarded = m["s"][0], False
+        while node is not None and node.type != "function_definition":
+            if node.type == "if_statement" and "32" in unit.text(node.child_by_field_name("condition")):
+                guarded = True
+            node = node.parent
+        if not guarded:
+            return True
+    return False
 
 
 def host_quantities(unit: SourceFile, kernel: str, constants: dict[str, int]) -> list[Quantity]:
