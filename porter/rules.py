@@ -65,6 +65,9 @@ class RuleContext:
     # Names the tree's C/C++/CUDA files define (porter.symbols): a project's own `cudaCheck` macro
     # is not a CUDA name. `run_on_files` fills it from every file of the run before any rule.
     project: frozenset[str] = field(default=frozenset(), compare=False, hash=False)
+    # The tree's C/C++/CUDA files as the run found them, by path: a header's kernels are launched,
+    # and their results checked, by the files that include it (`includers`).
+    tree: Mapping[str, bytes] = field(default_factory=dict, compare=False, hash=False)
 
     def included(self, unit: SourceFile) -> list[SourceFile]:
         """The project headers `unit` names in `#include "..."` (resolved next to it) that this run has seen."""
@@ -77,6 +80,25 @@ class RuleContext:
             path = posixpath.normpath(posixpath.join(folder, name))
             if path in self.sources and path != unit.path:
                 found.append(self.sources[path])
+        return found
+
+    def includers(self, unit: SourceFile) -> list[SourceFile]:
+        """The tree's files that name `unit` in `#include "..."`, as the run found them."""
+        from porter.syntax import lang_for
+
+        found = []
+        base = posixpath.basename(unit.path).encode()
+        for path, data in sorted(self.tree.items()):
+            if path == unit.path or base not in data:
+                continue
+            lang = lang_for(path)
+            if lang is None:
+                continue
+            other = SourceFile(path, data, lang)
+            folder = posixpath.dirname(path)
+            if any(posixpath.normpath(posixpath.join(folder, other.text(n).strip('"'))) == unit.path
+                   for n in other.captures(_QUOTED_INCLUDES)):
+                found.append(other)
         return found
 
 
@@ -329,6 +351,8 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
     records = list(records)
     if not ctx.project:
         ctx = replace(ctx, project=project_names(read(r.path) for r in records if r.kind in (FileKind.cuda, FileKind.cpp)))
+    if not ctx.tree:
+        ctx = replace(ctx, tree={r.path: read(r.path) for r in records if r.kind in (FileKind.cuda, FileKind.cpp)})
     headers: dict[str, bytes] = {}
     done: dict[str, FileRules] = {}
     dispatcher = cluster.current()
