@@ -22,7 +22,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[dev,hipify]'
+	$(BIN)/pip install -q -e '.[dev,hipify,cluster]'
 	touch $@
 
 toolchains:

@@ -1,16 +1,28 @@
-"""Translation throughput: porter's translator against torch.utils.hipify on one generated corpus.
+"""Translation throughput: porter's translator against torch.utils.hipify, and on real Triton code.
 
-    python bench/translate.py [--files 1000] [--repeat 3] [--seed 7]
+    python bench/translate.py [--files 1000] [--repeat 3] [--seed 7] [--processes 2]
+                              [--triton DIR | PORTER_TRITON_CORPUS=DIR]
 
-Generates a corpus of CUDA files (about 300 lines each; kernels with shared memory and warp
-shuffles, runtime and stream calls, cuBLAS/cuRAND calls, error-check macros, comments and
-string literals that mention CUDA names), then times, in the same run and on the same files:
-  porter  every HIP### rule of the translator over a tree-sitter parse of each file, edits
-          applied, result written to an output tree (no compile);
-  torch   torch.utils.hipify.hipify_python.hipify over the same directory, into another tree.
-It prints lines/s for both and their ratio (best of --repeat runs each), the number of files
-porter parsed without ERROR nodes, and the time tree-sitter's parse alone takes on the corpus.
-Target (issue 2): porter at least as fast as torch.
+C++: generates a corpus of CUDA files (about 300 lines each; kernels with shared memory and warp
+shuffles, runtime and stream calls, cuBLAS/cuRAND calls, error-check macros, comments and string
+literals that mention CUDA names), then times, in the same run and on the same files:
+  porter   the translator as `porter port` runs it (porter.rules.run_on_files: the project's
+           symbol table, then every HIP### rule over one tree-sitter parse of each file, through
+           the run's dispatcher), patches applied, the result written to an output tree; once
+           in one process and once on --processes processes (porter.cluster.LocalDispatcher:
+           the driver and --processes - 1 workers, started and warmed before the clock starts,
+           as `porter port` starts them before its graph);
+  torch    torch.utils.hipify.hipify_python.hipify over the same directory, into another tree;
+  parse    tree-sitter's parse of each file alone (the floor of any parsing translator).
+Each runs in a fresh child process (best of --repeat runs inside it), which reports its peak
+resident memory (ru_maxrss) and its workers'. It prints lines/s, the ratios porter/torch and
+the peak memory. Target (issue 15): porter on 2 processes at least as fast as torch.
+
+Triton (with --triton DIR or PORTER_TRITON_CORPUS): every .py file under DIR (a real Triton
+library fetched by the caller, e.g. FlagOpen/FlagGems' src; its code is never committed here),
+as `porter port --no-verify` treats it: the scan's classification (a Triton module is parsed by
+libcst), then the translator's, the microarch agent's and the shim agent's rules over the Triton
+modules; lines/s over all the .py lines. Target (issue 15): 20k lines/s.
 """
 
 from __future__ import annotations
@@ -18,8 +30,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
+import os
 import random
+import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -148,30 +164,30 @@ def make_corpus(root: Path, files: int, seed: int) -> int:
     return total
 
 
-def run_porter(src: Path, dst: Path) -> int:
-    """Translate every file; return how many parsed without ERROR nodes."""
-    from porter.rules import RuleContext, rules_for, run_rules
-    from porter.syntax import SourceFile
+def run_porter(src: Path, dst: Path, dispatcher=None) -> None:
+    """The translator over every file as `porter port` runs it; patched files written to `dst`."""
+    from porter import cluster
+    from porter.rules import RuleContext, run_on_files
+    from porter.state import FileKind, FileRecord
 
-    rules = rules_for("translator", "cuda")
-    ctx = RuleContext()
-    parsed = 0
-    for path in sorted(src.iterdir()):
-        data = path.read_bytes()
-        unit = SourceFile(path.name, data, "cuda")
-        parsed += unit.parsed
-        result = run_rules(unit, rules, ctx, agent="translator")
-        (dst / path.name).write_bytes(result.patch.apply_to(data) if result.patch else data)
-    return parsed
+    data = {p.name: p.read_bytes() for p in sorted(src.iterdir())}
+    records = [FileRecord(path=name, kind=FileKind.cuda) for name in data]
+    with cluster.using(dispatcher):
+        _, patches = run_on_files("translator", records, data.__getitem__, RuleContext())
+    out = dict(data)
+    for patch in patches:
+        out[patch.path] = patch.apply_to(out[patch.path])
+    for name, text in out.items():
+        (dst / name).write_bytes(text)
 
 
-def parse_only(src: Path, _dst: Path) -> None:
-    """The floor under porter's figure: reading and tree-sitter parsing each file, nothing else."""
+def parse_only(src: Path, _dst: Path) -> int:
+    """The floor under porter's figure: reading and tree-sitter parsing each file, nothing else.
+    Returns how many parsed without ERROR nodes."""
     from porter.syntax import _parser
 
     parser = _parser("cuda")
-    for path in sorted(src.iterdir()):
-        parser.parse(path.read_bytes())
+    return sum(not parser.parse(path.read_bytes()).root_node.has_error for path in sorted(src.iterdir()))
 
 
 def run_torch(src: Path, dst: Path) -> None:
@@ -194,48 +210,142 @@ def best_of(repeat: int, fn, *args) -> tuple[float, object]:
     return best, result
 
 
+def child(which: str, corpus: Path, repeat: int, processes: int) -> dict:
+    """One contender in this (fresh) process: warmed, then timed; its peak memory and its workers'."""
+    from porter import cluster
+
+    root = Path(tempfile.mkdtemp(prefix=f"porter-bench-{which}-"))
+    dispatcher = None
+    try:
+        warm = root / "warm"
+        warm.mkdir()
+        for path in sorted(corpus.iterdir())[:max(8, 2 * processes)]:
+            shutil.copy(path, warm)
+        if which == "porter":
+            # Started before the clock, as `porter port` starts its workers before the graph;
+            # the warm-up map (a small one is kept in-process) is forced onto them.
+            dispatcher = cluster.LocalDispatcher(processes=processes, min_items=2, min_bytes=0)
+            (root / "w").mkdir()
+            run_porter(warm, root / "w", dispatcher)
+            dispatcher.min_items, dispatcher.min_bytes = 8, 1 << 20
+        elif which == "torch":
+            run_torch(warm, root / "w")
+        else:
+            parse_only(warm, root / "w")
+
+        def go():
+            out = root / "out"
+            shutil.rmtree(out, ignore_errors=True)
+            if which != "torch":  # torch copies the tree into `dst` itself, and only when it does not exist
+                out.mkdir()
+            if which == "porter":
+                return run_porter(corpus, out, dispatcher)
+            if which == "torch":
+                run_torch(corpus, out)
+                return sum(1 for _ in out.rglob("*.hip"))
+            return parse_only(corpus, out)
+
+        seconds, extra = best_of(repeat, go)
+    finally:
+        if dispatcher is not None:
+            dispatcher.close()
+        shutil.rmtree(root, ignore_errors=True)
+    return {"seconds": seconds, "extra": extra,
+            "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "worker_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
+
+
+def triton_child(corpus: Path) -> dict:
+    """Every .py file under `corpus` as `porter port --no-verify` treats it (scan, then three agents)."""
+    from porter.rules import RuleContext, run_on_files
+    from porter.scan import classify
+    from porter.state import FileKind, FileRecord
+
+    data = {str(p.relative_to(corpus)): p.read_bytes() for p in sorted(corpus.rglob("*.py")) if p.is_file()}
+    lines = sum(d.count(b"\n") for d in data.values())
+    t0 = time.perf_counter()
+    records = []
+    for rel, text in data.items():
+        kind, note = classify(rel, text)
+        records.append(FileRecord(path=rel, kind=kind, parsed=not note, note=note))
+    scanned = time.perf_counter()
+    findings = 0
+    for agent in ("translator", "microarch", "shim"):
+        found, patches = run_on_files(agent, records, data.__getitem__, RuleContext())
+        findings += len(found)
+        for patch in patches:  # the next agent reads the tree as this one left it
+            data[patch.path] = patch.apply_to(data[patch.path])
+    seconds = time.perf_counter() - t0
+    return {"files": len(data), "lines": lines, "triton": sum(r.kind == FileKind.triton for r in records),
+            "unparsed": sum(r.kind == FileKind.triton and not r.parsed for r in records), "findings": findings,
+            "seconds": seconds, "scan_seconds": scanned - t0,
+            "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def spawn(*args: str) -> dict:
+    """This script in a fresh interpreter, for one contender; its JSON answer."""
+    out = subprocess.run([sys.executable, __file__, *args], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--files", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--processes", type=int, default=2, help="processes for porter's second figure")
+    ap.add_argument("--triton", type=Path, default=os.environ.get("PORTER_TRITON_CORPUS"),
+                    help="a directory of real Triton code (default: $PORTER_TRITON_CORPUS; skipped when unset)")
+    ap.add_argument("--skip-cpp", action="store_true")
+    ap.add_argument("--child", choices=("porter", "torch", "parse", "triton"), help=argparse.SUPPRESS)
+    ap.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child == "triton":
+        print(json.dumps(triton_child(args.corpus)))
+        return 0
+    if args.child:
+        print(json.dumps(child(args.child, args.corpus, args.repeat, args.processes)))
+        return 0
+    if args.triton is not None and not args.triton.is_dir():
+        raise SystemExit(f"--triton / PORTER_TRITON_CORPUS: {args.triton} is not a directory (fetch a Triton "
+                         "library, e.g. FlagOpen/FlagGems, and point at its src/)")
+    if not args.skip_cpp:
+        cpp(args)
+    if args.triton is not None:
+        t = spawn("--child", "triton", "--corpus", str(args.triton))
+        print(f"triton corpus {args.triton}: {t['files']} .py files, {t['lines']} lines, {t['triton']} Triton modules "
+              f"({t['unparsed']} libcst cannot parse)")
+        print(f"porter scan + translator + microarch + shim: {t['seconds']:8.3f} s  "
+              f"{t['lines'] / t['seconds']:10,.0f} lines/s  (scan {t['scan_seconds']:.3f} s; "
+              f"{t['findings']} findings; peak RSS {t['rss_mib']:.0f} MiB)")
+    return 0
+
+
+def cpp(args) -> None:
     with tempfile.TemporaryDirectory(prefix="porter-bench-") as tmp:
-        root = Path(tmp)
-        corpus = root / "corpus"
+        corpus = Path(tmp) / "corpus"
         corpus.mkdir()
         lines = make_corpus(corpus, args.files, args.seed)
-        # Warm both: imports, table and grammar loading are not translation throughput.
-        warm = root / "warm"
-        warm.mkdir()
-        shutil.copy(next(corpus.iterdir()), warm)
-        (root / "w1").mkdir()
-        run_porter(warm, root / "w1")
-        run_torch(warm, root / "w2")
-
-        def fresh(name: str, fn, make: bool):
-            def go():
-                out = root / name
-                shutil.rmtree(out, ignore_errors=True)
-                if make:
-                    out.mkdir()
-                return fn(corpus, out)
-            return go
-
-        porter_s, parsed = best_of(args.repeat, fresh("porter", run_porter, True))
-        torch_s, _ = best_of(args.repeat, fresh("torch", run_torch, False))
-        parse_s, _ = best_of(args.repeat, fresh("parse", parse_only, True))
-        # torch copies the tree, then writes each hipified unit beside its copy as .hip
-        torch_files = sum(1 for p in (root / "torch").rglob("*.hip"))
-        if torch_files != args.files:
-            raise SystemExit(f"torch.utils.hipify wrote {torch_files} .hip files, expected {args.files}")
-    print(f"corpus: {args.files} files, {lines} lines (seed {args.seed}); best of {args.repeat} runs each")
-    print(f"porter translator: {porter_s:8.3f} s  {lines / porter_s:12,.0f} lines/s  "
-          f"(tree-sitter parsed {parsed}/{args.files} files without errors)")
-    print(f"torch.utils.hipify: {torch_s:7.3f} s  {lines / torch_s:12,.0f} lines/s")
-    print(f"tree-sitter parse alone: {parse_s:6.3f} s  {lines / parse_s:12,.0f} lines/s  (the floor of any parsing translator)")
-    print(f"ratio porter/torch throughput: {torch_s / porter_s:.2f}x")
-    return 0
+        common = ("--corpus", str(corpus), "--repeat", str(args.repeat))
+        serial = spawn("--child", "porter", "--processes", "1", *common)
+        pooled = spawn("--child", "porter", "--processes", str(args.processes), *common)
+        torch = spawn("--child", "torch", *common)
+        parse = spawn("--child", "parse", *common)
+    if torch["extra"] != args.files:
+        raise SystemExit(f"torch.utils.hipify wrote {torch['extra']} .hip files, expected {args.files}")
+    print(f"corpus: {args.files} files, {lines} lines (seed {args.seed}); best of {args.repeat} runs each, "
+          "each contender in its own process")
+    print(f"porter translator, 1 process:  {serial['seconds']:8.3f} s  {lines / serial['seconds']:10,.0f} lines/s  "
+          f"(peak RSS {serial['rss_mib']:.0f} MiB)")
+    print(f"porter translator, {args.processes} processes: {pooled['seconds']:8.3f} s  "
+          f"{lines / pooled['seconds']:10,.0f} lines/s  (peak RSS driver {pooled['rss_mib']:.0f} MiB, "
+          f"each worker <= {pooled['worker_rss_mib']:.0f} MiB)")
+    print(f"torch.utils.hipify:            {torch['seconds']:8.3f} s  {lines / torch['seconds']:10,.0f} lines/s  "
+          f"(peak RSS {torch['rss_mib']:.0f} MiB)")
+    print(f"tree-sitter parse alone:       {parse['seconds']:8.3f} s  {lines / parse['seconds']:10,.0f} lines/s  "
+          f"({parse['extra']}/{args.files} files without errors; the floor of any parsing translator)")
+    print(f"ratio porter/torch throughput: {torch['seconds'] / serial['seconds']:.2f}x on 1 process, "
+          f"{torch['seconds'] / pooled['seconds']:.2f}x on {args.processes} processes")
 
 
 if __name__ == "__main__":

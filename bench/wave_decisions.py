@@ -43,7 +43,7 @@ def decisions(tree: dict[str, bytes]) -> list[tuple[str, wave_model.KernelWave]]
     for path, unit in sorted(units.items()):
         warp_level = {k.name for k in find_kernels(unit) if k.warp_ops} | {
             f.name for f in wave_model.functions(unit) if f.kernel and COOPERATIVE.search(f.view.src.text(f.node))}
-        for k in wave_model.analyse(unit, RuleContext(sources=headers)).kernels:
+        for k in wave_model.analyse(unit, RuleContext(sources=headers, tree=tree)).kernels:
             if k.quantities or k.kernel in warp_level:
                 out.append((path, k))
     return out

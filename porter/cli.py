@@ -87,10 +87,20 @@ def port(
                                                          "for a model porter has no price for.")] = None,
     model_timeout: Annotated[float, typer.Option(help="Seconds per model request.")] = 120.0,
     model_retries: Annotated[int, typer.Option(help="Retries of a failed model request, with backoff.")] = 3,
+    cluster: Annotated[str, typer.Option(help="Where per-unit work runs: `local` (this process), `ray` (Ray's "
+                                              "default: RAY_ADDRESS or a local Ray) or ray://HOST:PORT.")] = "local",
+    cluster_wait: Annotated[float, typer.Option(help="Seconds to wait for a Ray node that offers what a task needs "
+                                                     "before that task's units are reported not-checked.")] = 60.0,
+    cluster_task_timeout: Annotated[float, typer.Option(help="Seconds a Ray map waits for its tasks' results; a unit "
+                                                             "whose task gave none is reported not-checked.")] = 3600.0,
+    jobs: Annotated[int, typer.Option(help="With --cluster local: processes for the rule runs (this one and "
+                                           "JOBS-1 workers, started before the port); 0: every core for a tree "
+                                           "with 4 MiB of code or more, else 1.")] = 0,
 ) -> None:
     """Port SOURCE into OUTPUT and write porter-report.{md,json,sarif} there."""
     from pydantic import ValidationError
 
+    from porter.cluster import ClusterError, auto_processes, open_dispatcher
     from porter.report import build_report
     from porter.report.console import render_console
     from porter.run import port as run_port
@@ -125,11 +135,19 @@ def port(
                             description=f"{event.node}: {STEPS.get(event.node, '')} {event.item}".rstrip())
 
         try:
-            state = run_port(source, output, options, resume=resume, on_progress=on_progress)
+            processes = jobs if jobs > 0 else auto_processes(source)
+            dispatcher = open_dispatcher(cluster, processes=processes, resource_wait_s=cluster_wait,
+                                         task_timeout_s=cluster_task_timeout)
+        except (ClusterError, ValueError) as e:
+            raise _bad_input(str(e)) from None
+        try:
+            state = run_port(source, output, options, resume=resume, on_progress=on_progress, dispatcher=dispatcher)
         except BadInput as e:
             raise _bad_input(str(e)) from None
         except Exception as e:  # noqa: BLE001 - contained: see _porter_failed
             raise _porter_failed(e, output) from None
+        finally:
+            dispatcher.close()
     try:
         report = build_report(state, **report_context())
         render_console(report, console)
@@ -288,6 +306,48 @@ def scan(source: Annotated[Path, typer.Argument(help="Directory of CUDA code (re
         table.add_row(f.rule, f.severity.value, str(f.location), f.message)
     console.print(table)
     raise typer.Exit(1 if any(f.severity.value in ("error", "warning") for f in found) else 0)
+
+
+cluster_app = typer.Typer(no_args_is_help=True, help="Plan a port on a Ray cluster (porter port --cluster ray).")
+app.add_typer(cluster_app, name="cluster")
+
+
+@cluster_app.command("plan")
+def cluster_plan(
+    source: Annotated[Path, typer.Argument(help="Directory of CUDA code (read only).")],
+    durations: Annotated[Path | None, typer.Option(help="OUT of a port of this tree: replay the durations its "
+                                                        "tasks took (OUT/.porter/task-durations.json).")] = None,
+    nodes: Annotated[str, typer.Option(help="Node counts to predict, comma-separated.")] = "1,8,64",
+    cpus_per_node: Annotated[int, typer.Option(help="CPUs per node (and clang22, nvcc slots).")] = 16,
+    gpus_per_node: Annotated[int, typer.Option(help="GPUs per node.")] = 8,
+    executor: Annotated[str, typer.Option(help="With a porter.toml: the GPU checks' executor (none, hip-on-cuda, "
+                                               "rocm), which names their accelerator type.")] = "none",
+    every_task: Annotated[bool, typer.Option("--tasks", help="List every task, in the order submitted.")] = False,
+) -> None:
+    """The tasks a port of SOURCE submits, their resources, and its predicted wall time on N nodes."""
+    from porter import makespan
+    from porter.graph import units_of
+    from porter.cluster import DURATIONS_FILE
+    from porter.state import PortState
+
+    if not source.is_dir():
+        raise _bad_input(f"{source}: not a directory")
+    try:
+        counts = [int(n) for n in nodes.split(",")]
+    except ValueError:
+        raise _bad_input(f"--nodes {nodes!r}: expected counts like 1,8,64") from None
+    if durations is not None:
+        recorded = durations / ".porter" / DURATIONS_FILE
+        if not recorded.is_file():
+            raise _bad_input(f"{recorded}: no task durations here (written by porter port since porter 0.1)")
+        stages = makespan.from_durations(recorded)
+    else:
+        source = source.resolve()
+        stages = makespan.from_tree(source, lambda files: units_of(
+            PortState(run_id="plan", source=str(source), output="", files=files)), executor)
+    shape = makespan.NodeShape(cpus=cpus_per_node, gpus=gpus_per_node)
+    typer.echo(makespan.render(stages, counts, shape, measured=durations is not None,
+                               executor="rocm" if executor == "none" else executor, every_task=every_task))
 
 
 @app.command("rules")

@@ -60,6 +60,8 @@ WAVE64_CONDITION = "defined(__GFX9__) || (defined(__HIP__) && !defined(__HIP_DEV
 
 WARP_SIZE_NAME = re.compile(r"(?i)^(k_?)?(warp_?(size|sz|width|lanes)|(threads|lanes)_?per_?warp)$")
 # Names that say "this is about warps": lane/warp ids and their usual spellings.
+# log2 of the warp size (5 on NVIDIA): LOG2_WARP_SIZE, LOG_WARP, WARP_SHIFT, kLog2WarpSize, WARP_BITS
+LOG2_WARP_NAME = re.compile(r"(?i)^(k_?)?(log2?_?warp(_?(size|sz|width))?|warp_?(size_?)?(shift|bits|log2?))$")
 WARP_ID_NAME = re.compile(r"(?i)^((lane|warp)(_?(id|idx|index|num))?|wid)$")
 LANE_NAME = re.compile(r"(?i)^lane(_?(id|idx|index|num))?$")
 THREAD_INDEX_NAME = re.compile(r"(?i)^(threadIdx|hipThreadIdx_[xyz]|tid[xyz]?|t[xyz]|thread_?(id|idx)(_?[xyz])?|local_?tid)$")

@@ -8,7 +8,9 @@ Agents return proposals; the node wrappers here land their patches through the o
 `Workspace`, so agents never write files. The run's model (porter.llm.Model, or None for
 rules only) is handed to each agent node: a client lives outside the state, which stays plain
 data. Every step is checkpointed by the SQLite saver the caller passes in, under the output
-tree, which is what `--resume` continues from.
+tree, which is what `--resume` continues from. The run's dispatcher (porter.cluster: in-process,
+or a Ray cluster) is, like the model, handed in beside the state; each node runs with it as the
+current one, where its per-unit work fans out.
 
 Each node is `_contained`: an exception it raises becomes an `internal-error` finding for the
 whole run (porter.containment) and the graph goes on to the next node, so the report is still
@@ -29,6 +31,7 @@ from pathlib import Path
 from langgraph.errors import GraphBubbleUp
 from langgraph.graph import END, START, StateGraph
 
+from porter import cluster
 from porter.agents.microarch import node as microarch
 from porter.agents.shim import node as shim
 from porter.agents.translator import node as translator
@@ -111,6 +114,16 @@ def route(state: PortState) -> str:
     return state.route or "report"
 
 
+def _with(name: str, dispatcher: cluster.Dispatcher | None, node: Callable[[PortState], dict]
+          ) -> Callable[[PortState], dict]:
+    def dispatched(state: PortState) -> dict:
+        with cluster.using(dispatcher) as current, current.timed(name):
+            return node(state)
+
+    dispatched.__name__ = name
+    return dispatched
+
+
 def verify_now(state: PortState, units: list[str]) -> dict[str, UnitResult]:
     """The verifier's evidence for `units` as the output tree stands, outside the graph (a
     session's /verify): compiled and checked, not routed, and the state is not changed."""
@@ -122,15 +135,16 @@ def units_of(state: PortState) -> list[str]:
     return verifier.units_of(state)
 
 
-def build_graph(checkpointer=None, model: Model | None = None, *, session: bool = False):
+def build_graph(checkpointer=None, model: Model | None = None, *, session: bool = False,
+                dispatcher: cluster.Dispatcher | None = None):
     if session:
         return _session_graph(checkpointer, model)
     g = StateGraph(PortState)
-    g.add_node("scan", _contained("scan", scan_node))
+    g.add_node("scan", _with("scan", dispatcher, _contained("scan", scan_node)))
     for name in AGENTS:
-        g.add_node(name, _contained(name, _agent(name, model)))
-    g.add_node("verifier", _contained("verifier", verifier_node))
-    g.add_node("report", _contained("report", report_node))
+        g.add_node(name, _with(name, dispatcher, _contained(name, _agent(name, model))))
+    g.add_node("verifier", _with("verifier", dispatcher, _contained("verifier", verifier_node)))
+    g.add_node("report", _with("report", dispatcher, _contained("report", report_node)))
     g.add_edge(START, "scan")
     g.add_edge("scan", "translator")
     g.add_edge("translator", "microarch")

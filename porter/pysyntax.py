@@ -42,7 +42,8 @@ class PythonFile(FileText):
     @cached_property
     def wrapper(self) -> MetadataWrapper:
         """The parsed module with position metadata; raises libcst.ParserSyntaxError on bad input."""
-        return MetadataWrapper(cst.parse_module(self.data.decode("utf-8")))
+        # Freshly parsed and never shared: no defensive deep copy of the tree.
+        return MetadataWrapper(cst.parse_module(self.data.decode("utf-8")), unsafe_skip_copy=True)
 
     @property
     def module(self) -> cst.Module:

@@ -16,11 +16,15 @@ import importlib
 import pkgutil
 import posixpath
 import re
+import time
+import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Literal, TypeVar
 
+from porter import cluster
 from porter.agent_names import AGENTS
 from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
 from porter.pysyntax import PythonFile
@@ -73,6 +77,9 @@ class RuleContext:
     # Names the tree's C/C++/CUDA files define (porter.symbols): a project's own `cudaCheck` macro
     # is not a CUDA name. `run_on_files` fills it from every file of the run before any rule.
     project: frozenset[str] = field(default=frozenset(), compare=False, hash=False)
+    # The tree's C/C++/CUDA files as the run found them, by path: a header's kernels are launched,
+    # and their results checked, by the files that include it (`includers`).
+    tree: Mapping[str, bytes] = field(default_factory=dict, compare=False, hash=False)
 
     def included(self, unit: SourceFile) -> list[SourceFile]:
         """The project headers `unit` names in `#include "..."` (resolved next to it) that this run has seen."""
@@ -85,6 +92,25 @@ class RuleContext:
             path = posixpath.normpath(posixpath.join(folder, name))
             if path in self.sources and path != unit.path:
                 found.append(self.sources[path])
+        return found
+
+    def includers(self, unit: SourceFile) -> list[SourceFile]:
+        """The tree's files that name `unit` in `#include "..."`, as the run found them."""
+        from porter.syntax import lang_for
+
+        found = []
+        base = posixpath.basename(unit.path).encode()
+        for path, data in sorted(self.tree.items()):
+            if path == unit.path or base not in data:
+                continue
+            lang = lang_for(path)
+            if lang is None:
+                continue
+            other = SourceFile(path, data, lang)
+            folder = posixpath.dirname(path)
+            if any(posixpath.normpath(posixpath.join(folder, other.text(n).strip('"'))) == unit.path
+                   for n in other.captures(_QUOTED_INCLUDES)):
+                found.append(other)
         return found
 
 
@@ -170,6 +196,10 @@ def load() -> dict[str, Rule]:
     return dict(sorted(_REGISTRY.items()))
 
 
+# A cluster worker process loads the catalog once, before its first rule run (porter.cluster).
+cluster.WORKER_WARM_UP.append(load)
+
+
 def rules_for(agent: str, lang: str) -> list[Rule]:
     return [r for r in load().values() if r.agent == agent and r.lang == lang]
 
@@ -224,19 +254,35 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
             end_line, end_col = unit.line_col(hit.end)
             # Built without re-validation: every field comes from the registry or the file itself,
             # and a large file yields thousands of these.
-            findings.append(Finding.model_construct(
-                rule=r.id, severity=hit.severity or r.severity, message=hit.message,
-                location=Location.model_construct(path=unit.path, line=line, column=col,
-                                                  end_line=end_line, end_column=end_col),
-                snippet=unit.snippet(hit.start), agent=agent,
-                fixable=bool(hit.edits) or fixed, fixed=fixed, detail=detail,
-            ))
+            findings.append(_trusted(Finding, {
+                "rule": r.id, "severity": hit.severity or r.severity, "message": hit.message,
+                "location": _trusted(Location, {"path": unit.path, "line": line, "column": col,
+                                                "end_line": end_line, "end_column": end_col}),
+                "snippet": unit.snippet(hit.start), "agent": agent,
+                "fixable": bool(hit.edits) or fixed, "fixed": fixed, "detail": detail,
+            }))
     patch = None
     if taken.edits:
         ids = sorted({e.rule for e in taken.edits})
-        patch = Patch(path=unit.path, base_hash=content_hash(unit.data), edits=tuple(taken.edits), agent=agent,
-                      rule=",".join(ids), reason=f"{len(taken.edits)} edits by {', '.join(ids)}")
+        # Not re-validated either: validating the edits rebuilds each named tuple, one per renamed token.
+        patch = Patch.model_construct(path=unit.path, base_hash=content_hash(unit.data), edits=tuple(taken.edits),
+                                      agent=agent, rule=",".join(ids), reason=f"{len(taken.edits)} edits by {', '.join(ids)}")
     return RunResult(findings, patch)
+
+
+_set_attr = object.__setattr__
+
+
+def _trusted(model: type, values: dict) -> Any:
+    """`model.model_construct(**values)` for a frozen model given every one of its fields, in
+    their declared order, without the per-field walk (the same instance: its __dict__, every
+    field set, no extra, no private state)."""
+    m = model.__new__(model)
+    _set_attr(m, "__dict__", values)
+    _set_attr(m, "__pydantic_fields_set__", set(values))
+    _set_attr(m, "__pydantic_extra__", None)
+    _set_attr(m, "__pydantic_private__", None)
+    return m
 
 
 # Syntax trees deeper than this are not given to the analysis rules: they climb a node's
@@ -288,14 +334,20 @@ class _Taken:
 
     def add(self, edits: tuple[Edit, ...], rule_id: str) -> bool:
         """Take all of a hit's edits, or none of them when any overlaps one already taken."""
-        if not all(self._free(e.start, e.end) for e in edits):
-            return False
+        starts, ends, rules = self._starts, self._ends, self._rules
+        if starts:
+            free = self._free
+            for e in edits:
+                if not free(e[0], e[1]):
+                    return False
+        append, bisect_left = self.edits.append, bisect.bisect_left
         for e in edits:
-            i = bisect.bisect_left(self._starts, e.start)
-            self._starts.insert(i, e.start)
-            self._ends.insert(i, e.end)
-            self._rules.insert(i, rule_id)
-            self.edits.append(e if e.rule == rule_id else e._replace(rule=rule_id))
+            start = e[0]
+            i = bisect_left(starts, start)
+            starts.insert(i, start)
+            ends.insert(i, e[1])
+            rules.insert(i, rule_id)
+            append(e if e[3] == rule_id else Edit(start, e[1], e[2], rule_id))
         return True
 
 
@@ -307,58 +359,205 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
     `stages` splits the rules by family into passes: each pass sees the text the previous one
     produced (the microarch agent turns inline PTX into C++ before the wavefront rules read it),
     and yields its own patch, written against the previous pass's result.
-    Headers run first, so that a unit's rules see the headers it includes as rewritten
-    (`RuleContext.sources`); findings and patches come back in the order of `records`.
+    Headers run first, one after the other here, so that a unit's rules see the headers it
+    includes as rewritten (`RuleContext.sources`); the other files then go to the run's
+    dispatcher (porter.cluster: in-process, or one Ray task each, given the bytes to read and
+    the headers as rewritten). Findings and patches come back in the order of `records`.
     """
-    from porter.containment import internal_error
     from porter.state import FileKind
-    from porter.syntax import lang_for
 
-    build_lang = {FileKind.cmake: "cmake", FileKind.makefile: "makefile", FileKind.setup_py: "setup_py"}
-    sources: dict[str, SourceFile] = {}
     records = list(records)
     if not ctx.project:
         ctx = replace(ctx, project=project_names(read(r.path) for r in records if r.kind in (FileKind.cuda, FileKind.cpp)))
-    ctx = replace(ctx, sources=sources)  # filled as files are done
-    done: dict[str, tuple[list[Finding], list[Patch]]] = {}
-    for record in sorted(records, key=lambda r: not _is_header(r.path)):
-        findings: list[Finding] = []
-        patches: list[Patch] = []
-        done[record.path] = (findings, patches)
-        if record.unported:
-            continue  # the scan found it cannot be ported (the report says why)
-        if record.kind in (FileKind.cuda, FileKind.cpp):
-            lang = "cuda"
-        elif record.kind in build_lang:
-            lang = build_lang[record.kind]
-        elif record.kind == FileKind.triton and record.parsed:
-            lang = "triton"  # a module libcst cannot parse was flagged by the scan and is copied as is
-        else:
-            continue
-        applicable = rules_for(agent, lang)
-        if not applicable:
-            continue
-        try:
-            data = read(record.path)
-            for batch in _passes(applicable, stages):
-                unit: Unit
-                if lang == "cuda":
-                    unit = SourceFile(record.path, data, lang_for(record.path) or "cpp")
-                elif lang == "triton":
-                    unit = PythonFile(record.path, data)
-                else:
-                    unit = TextFile(record.path, data, lang)
-                result = run_rules(unit, batch, ctx, agent=agent)
-                findings.extend(result.findings)
-                if result.patch:
-                    patches.append(result.patch)
-                    data = result.patch.apply_to(data)
-            if lang == "cuda" and _is_header(record.path):
-                sources[record.path] = SourceFile(record.path, data, lang_for(record.path) or "cpp")
-        except Exception as exc:  # noqa: BLE001 - reading or parsing the file failed: porter's bug, contained
-            findings.append(internal_error(record.path, f"{agent} (reading and parsing)", exc, agent=agent))
+    if not ctx.tree:
+        ctx = replace(ctx, tree={r.path: read(r.path) for r in records if r.kind in (FileKind.cuda, FileKind.cpp)})
+    headers: dict[str, bytes] = {}
+    done: dict[str, FileRules] = {}
+    dispatcher = cluster.current()
+    for record in records:
+        if _is_header(record.path) and (lang := rule_lang(record)) is not None and rules_for(agent, lang):
+            start = time.perf_counter()
+            done[record.path] = out = _rules_on_file(_FileJob(agent, ctx, stages, headers), (record, _read(read, record.path)))
+            dispatcher.durations.append(cluster.TaskRecord("rules-driver", f"{agent}:{record.path}",
+                                                              time.perf_counter() - start))
+            if out.lang == "cuda" and out.complete:
+                headers[record.path] = out.data
+    rest = [r for r in records if r.path not in done and (lang := rule_lang(r)) is not None and rules_for(agent, lang)]
+    job = _FileJob(agent, ctx, stages, headers, uuid.uuid4().hex)
+    results = dispatcher.map(_rules_on_file, [(r, _read(read, r.path)) for r in rest], resources=cluster.RULES,
+                             shared=job, label=lambda item: f"{agent}:{item[0].path}")
+    for record, result in zip(rest, results):
+        if isinstance(result, cluster.TaskFailed):  # its node was lost twice: run it here
+            result = _rules_on_file(job, (record, _read(read, record.path)))
+        done[record.path] = result
     ordered = [done[r.path] for r in records if r.path in done]
-    return [f for found, _ in ordered for f in found], [p for _, made in ordered for p in made]
+    return [f for out in ordered for f in out.findings], [p for out in ordered for p in out.patches]
+
+
+@dataclass(frozen=True)
+class _FileJob:
+    """What every file's rule run shares: the agent, its context, its passes, the headers as rewritten."""
+
+    agent: str
+    ctx: RuleContext
+    stages: tuple[tuple[str, ...], ...]
+    headers: Mapping[str, bytes]
+    # Names this map's parsed headers, which its files share (in one process, or one Ray worker).
+    # Rules memoize what they learn on a header (`SourceFile.memo`) in the context they see; a
+    # header phase's job has none, so no header's view leaks into a later context.
+    token: str = ""
+
+    def __reduce__(self):  # RuleContext.sources holds syntax trees, which do not pickle: the bytes do
+        return (_FileJob, (self.agent, replace(self.ctx, sources={}), self.stages, dict(self.headers), self.token))
+
+
+@dataclass(frozen=True)
+class FileRules:
+    """One file's rule run: its findings, its patches (one per pass), and its bytes after them."""
+
+    lang: str | None
+    findings: list[Finding]
+    patches: list[Patch]
+    data: bytes
+    complete: bool = True  # False when reading or parsing it failed (contained as a finding)
+
+    def __reduce__(self):
+        """Pickled as plain tuples (a worker process or a Ray task sends it back): a file's
+        findings and edits number in the hundreds, and unpickling each pydantic model and named
+        tuple on its own was a tenth of the rule work, done serially in the driver."""
+        return (_file_rules, (self.lang, [_flat(f) for f in self.findings], [_flat_patch(p) for p in self.patches],
+                              self.data, self.complete))
+
+
+_FINDING_FIELDS = ("rule", "severity", "message", "location", "snippet", "agent", "fixable", "fixed", "detail")
+_LOCATION_FIELDS = ("path", "line", "column", "end_line", "end_column")
+
+
+def _flat(f: Finding) -> tuple | Finding:
+    """A finding run_rules built (every field set, in order) as a tuple; any other as itself."""
+    loc = f.location
+    if (tuple(f.__dict__) != _FINDING_FIELDS or len(f.__pydantic_fields_set__) != len(_FINDING_FIELDS)
+            or type(loc) is not Location or tuple(loc.__dict__) != _LOCATION_FIELDS
+            or len(loc.__pydantic_fields_set__) != len(_LOCATION_FIELDS)):
+        return f
+    d = f.__dict__
+    return (d["rule"], d["severity"].value, d["message"], tuple(loc.__dict__.values()), d["snippet"], d["agent"],
+            d["fixable"], d["fixed"], d["detail"])
+
+
+def _flat_patch(p: Patch) -> tuple:
+    return (p.model_dump(exclude={"edits"}), sorted(p.__pydantic_fields_set__), [tuple(e) for e in p.edits])
+
+
+def _file_rules(lang, findings, patches, data, complete) -> FileRules:
+    from porter.state import Severity
+
+    out = []
+    for f in findings:
+        if isinstance(f, tuple):
+            values = dict(zip(_FINDING_FIELDS, f))
+            values["severity"] = Severity(values["severity"])
+            values["location"] = _trusted(Location, dict(zip(_LOCATION_FIELDS, values["location"])))
+            f = _trusted(Finding, values)
+        out.append(f)
+    made = []
+    for fields, fields_set, edits in patches:
+        patch = Patch.model_construct(set(fields_set), **fields, edits=tuple(map(Edit._make, edits)))
+        made.append(patch)
+    return FileRules(lang, out, made, data, complete)
+
+
+def rule_lang(record) -> str | None:
+    """The rule language of a scanned file (`lang` of @rule), None for files no rule reads."""
+    from porter.state import FileKind
+
+    if record.unported:
+        return None  # the scan found it cannot be ported (the report says why)
+    if record.kind in (FileKind.cuda, FileKind.cpp):
+        return "cuda"
+    build_lang = {FileKind.cmake: "cmake", FileKind.makefile: "makefile", FileKind.setup_py: "setup_py"}
+    if record.kind in build_lang:
+        return build_lang[record.kind]
+    if record.kind == FileKind.triton and record.parsed:
+        return "triton"  # a module libcst cannot parse was flagged by the scan and is copied as is
+    return None
+
+
+def _read(read: Callable[[str], bytes], path: str) -> bytes | Exception:
+    """A file's bytes, or what reading it raised (contained with the file's rule run)."""
+    try:
+        return read(path)
+    except Exception as exc:  # noqa: BLE001 - reported as the file's internal-error finding
+        return exc
+
+
+def _rules_on_file(job: _FileJob, item) -> FileRules:
+    """An agent's rules over one file, pass after pass; the headers it includes as `job` has them."""
+    from porter.containment import internal_error
+    from porter.syntax import lang_for
+
+    record, data = item
+    lang = rule_lang(record)
+    applicable = rules_for(job.agent, lang) if lang else []
+    findings: list[Finding] = []
+    patches: list[Patch] = []
+    ctx = replace(job.ctx, sources=_Sources(job.headers, job.token))
+    try:
+        if isinstance(data, Exception):
+            raise data
+        for batch in _passes(applicable, job.stages):
+            unit: Unit
+            if lang == "cuda":
+                unit = SourceFile(record.path, data, lang_for(record.path) or "cpp")
+            elif lang == "triton":
+                unit = PythonFile(record.path, data)
+            else:
+                unit = TextFile(record.path, data, lang)
+            result = run_rules(unit, batch, ctx, agent=job.agent)
+            findings.extend(result.findings)
+            if result.patch:
+                patches.append(result.patch)
+                data = result.patch.apply_to(data)
+    except Exception as exc:  # noqa: BLE001 - parsing the file failed: porter's bug, contained
+        findings.append(internal_error(record.path, f"{job.agent} (reading and parsing)", exc, agent=job.agent))
+        return FileRules(lang, findings, patches, b"" if isinstance(data, Exception) else data, complete=False)
+    return FileRules(lang, findings, patches, data)
+
+
+class _Sources(Mapping[str, SourceFile]):
+    """The headers by path, parsed when a rule first asks for one (most are never included), and
+    kept for the file's run, or with a `token` for every file of the map that has it."""
+
+    def __init__(self, headers: Mapping[str, bytes], token: str = "") -> None:
+        self._headers = headers
+        self._token = token
+        self._mine: dict[str, SourceFile] = {}
+
+    def __getitem__(self, path: str) -> SourceFile:
+        from porter.syntax import lang_for
+
+        key = (self._token, path)
+        found = self._mine.get(path) or (_PARSED.get(key) if self._token else None)
+        if found is None:
+            found = SourceFile(path, self._headers[path], lang_for(path) or "cpp")
+            self._mine[path] = found
+            if self._token:
+                _PARSED[key] = found
+                while len(_PARSED) > 256:
+                    _PARSED.popitem(last=False)
+        return found
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._headers
+
+    def __iter__(self):
+        return iter(self._headers)
+
+    def __len__(self) -> int:
+        return len(self._headers)
+
+
+_PARSED: OrderedDict[tuple[str, str], SourceFile] = OrderedDict()
 
 
 def _is_header(path: str) -> bool:

@@ -20,6 +20,7 @@ from pathlib import Path
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from porter.cluster import Dispatcher, LocalDispatcher
 from porter.graph import build_graph
 from porter.llm import Provider, open_model
 from porter.state import PortOptions, PortState
@@ -57,12 +58,16 @@ def new_run_id() -> str:
 
 
 def port(source: Path, output: Path, options: PortOptions, *, resume: str | None = None,
-         on_progress: Callable[[Progress], None] = lambda event: None, provider: Provider | None = None) -> PortState:
+         on_progress: Callable[[Progress], None] = lambda event: None, provider: Provider | None = None,
+         dispatcher: Dispatcher | None = None) -> PortState:
     """Port `source` into `output` (or continue run `resume` there) and return the final state.
 
     `on_progress` hears each node as it finishes and each unit the verifier compiles.
     `provider` answers the agents instead of the one `options.model` names (a ScriptedModel in tests).
+    `dispatcher` runs the per-unit work (porter.cluster; in this process when None); its tasks'
+    durations are written to `OUT/.porter/task-durations.json` for `porter cluster plan`.
     """
+    dispatcher = dispatcher or LocalDispatcher()
     source, output = source.resolve(), output.resolve()
     check_output_dir(source, output, force=options.force, resume=resume is not None)
     model = open_model(options.model, provider)
@@ -77,7 +82,7 @@ def port(source: Path, output: Path, options: PortOptions, *, resume: str | None
     config = {"configurable": {"thread_id": run_id}, "recursion_limit": 200}
     db = output / ".porter" / CHECKPOINTS
     with closing(sqlite3.connect(db, check_same_thread=False)) as conn:
-        graph = build_graph(SqliteSaver(conn, serde=_serde()), model)
+        graph = build_graph(SqliteSaver(conn, serde=_serde()), model, dispatcher=dispatcher)
         if resume is not None and not graph.get_state(config).values:
             raise BadInput(f"{output}: no run {resume!r} recorded in {db}")
         for mode, chunk in graph.stream(initial, config, stream_mode=["updates", "custom"]):
@@ -88,6 +93,7 @@ def port(source: Path, output: Path, options: PortOptions, *, resume: str | None
                     on_progress(Progress(node=node, done=1, total=1))
         final = PortState.model_validate(graph.get_state(config).values)
     _write_run_file(final)
+    dispatcher.write_durations(output / ".porter")
     return final
 
 

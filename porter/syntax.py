@@ -21,7 +21,8 @@ import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
+from itertools import accumulate
 
 import tree_sitter_cpp
 import tree_sitter_cuda
@@ -39,6 +40,8 @@ _LEX_NON_CODE = re.compile(
     rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?\*/', re.S
 )
 IDENTIFIER = re.compile(rb"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
+_PLUS_ONE = (1).__add__
+_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -124,7 +127,8 @@ class FileText:
     _line_starts: list[int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._line_starts = [0] + [m.end() for m in re.finditer(rb"\n", self.data)]
+        # Where each line starts: the running sum of the line lengths (newline included), in C.
+        self._line_starts = [0, *accumulate(map(_PLUS_ONE, map(len, self.data.split(b"\n")[:-1])))]
         self._ascii_lines: dict[int, bool] = {}
 
     def line_col(self, offset: int) -> tuple[int, int]:
@@ -234,6 +238,30 @@ class SourceFile(FileText):
         `pattern` may narrow the scan to the identifiers a caller cares about (it must match
         whole identifiers only), so the filtering happens in the regex engine, not in Python.
         """
+        code = self.code_only
+        if code is not None:
+            return ((m.start(), m.end(), m.group().decode()) for m in pattern.finditer(code))
+        return self._identifiers_between(pattern)
+
+    @cached_property
+    def code_only(self) -> bytes | None:
+        """The bytes with every string, character literal and comment blanked to spaces, offsets kept.
+
+        An identifier pattern then finds in it exactly the code identifiers it finds in the file,
+        with no per-match test in Python, as long as no literal or comment begins or ends in the
+        middle of a run of identifier characters (then a run is all code or all blanked). None
+        when one does: `identifiers` then tests each match against the spans.
+        """
+        data, n = self.data, len(self.data)
+        out = bytearray(data)
+        for s, e in zip(self._non_code_starts, self._non_code_ends):
+            splits_start = s > 0 and data[s - 1] in _WORD and data[s] in _WORD
+            if splits_start or (e < n and data[e - 1] in _WORD and data[e] in _WORD):
+                return None
+            out[s:e] = b" " * (e - s)
+        return bytes(out)
+
+    def _identifiers_between(self, pattern: re.Pattern[bytes]) -> Iterator[tuple[int, int, str]]:
         starts, ends = self._non_code_starts, self._non_code_ends
         j, n = 0, len(starts)
         data = self.data

@@ -31,9 +31,8 @@ def _import_name(node: cst.BaseExpression) -> str:
 def aliases(module: cst.Module) -> dict[str, str]:
     """Local name -> the full dotted module or object it is bound to by an import, anywhere in the file."""
     found: dict[str, str] = {}
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Import(self, node: cst.Import) -> None:
+    for node in find(module, (cst.Import, cst.ImportFrom)):
+        if isinstance(node, cst.Import):
             for a in node.names:
                 full = _import_name(a.name)
                 if a.asname is not None:
@@ -41,17 +40,14 @@ def aliases(module: cst.Module) -> dict[str, str]:
                 else:
                     head = full.split(".")[0]
                     found[head] = head
-
-        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-            if node.module is None or node.relative or isinstance(node.names, cst.ImportStar):
-                return
-            base = _import_name(node.module)
-            for a in node.names:
-                name = _import_name(a.name)
-                local = a.asname.name.value if a.asname is not None else name  # type: ignore[union-attr]
-                found[local] = f"{base}.{name}"
-
-    module.visit(Visitor())
+            continue
+        if node.module is None or node.relative or isinstance(node.names, cst.ImportStar):
+            continue
+        base = _import_name(node.module)
+        for a in node.names:
+            name = _import_name(a.name)
+            local = a.asname.name.value if a.asname is not None else name  # type: ignore[union-attr]
+            found[local] = f"{base}.{name}"
     return found
 
 
@@ -107,44 +103,74 @@ def is_kernel(fn: cst.FunctionDef, names: dict[str, str]) -> bool:
 
 def count_dots(fn: cst.FunctionDef, names: dict[str, str]) -> int:
     """tl.dot / tl.dot_scaled calls in a kernel body (the GEMM-likeness the config derivation needs)."""
-    n = 0
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            nonlocal n
-            if call_name(node, names) in ("triton.language.dot", "triton.language.dot_scaled"):
-                n += 1
-
-    fn.visit(Visitor())
-    return n
+    return sum(call_name(node, names) in ("triton.language.dot", "triton.language.dot_scaled")
+               for node in find(fn, cst.Call))
 
 
 def kernels(module: cst.Module, names: dict[str, str]) -> dict[str, cst.FunctionDef]:
     """The module's @triton.jit functions by name (top level and nested)."""
-    found: dict[str, cst.FunctionDef] = {}
-
-    class Visitor(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            if is_kernel(node, names):
-                found[node.name.value] = node
-
-    module.visit(Visitor())
-    return found
+    return {node.name.value: node for node in find(module, cst.FunctionDef) if is_kernel(node, names)}
 
 
-def find(node: cst.CSTNode, kind: type) -> list:
-    """Every descendant of one libcst node type, in source order."""
-    out: list = []
+def find(node: cst.CSTNode, kind: type | tuple[type, ...]) -> list:
+    """Every descendant of one libcst node type (the node itself included), in source order.
 
-    class Visitor(cst.CSTVisitor):
-        def on_visit(self, n: cst.CSTNode) -> bool:
-            if isinstance(n, kind):
-                out.append(n)
-            return True
+    The rules of a module ask this a dozen times; libcst walks a tree slowly (each visit
+    rebuilds every node), so the tree is walked once, its nodes listed in visiting order with
+    where each one's subtree ends, and every later question about it or any node inside it
+    is a slice of that list.
+    """
+    walk = _walk(node)
+    i = walk.at[id(node)]
+    return [n for n in walk.order[i:walk.ends[i]] if isinstance(n, kind)]
 
-    node.visit(Visitor())
-    return out
 
+def parents(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
+    """Each node's parent, as libcst's ParentNodeProvider gives it, from the same one walk."""
+    walk = _walk(module)
+    if walk.parent_of is None:
+        order = walk.order
+        walk.parent_of = {order[i]: order[p] for i, p in enumerate(walk.parent) if p >= 0}
+    return walk.parent_of
+
+
+class _Walk(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.order: list[cst.CSTNode] = []
+        self.at: dict[int, int] = {}
+        self.ends: list[int] = []
+        self.parent: list[int] = []
+        self.parent_of: dict[cst.CSTNode, cst.CSTNode] | None = None
+        self._open: list[int] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        i = len(self.order)
+        self.at[id(node)] = i
+        self.order.append(node)
+        self.ends.append(0)
+        self.parent.append(self._open[-1] if self._open else -1)
+        self._open.append(i)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.ends[self._open.pop()] = len(self.order)
+
+
+# The last trees walked, newest first. Each walk holds its root, so the ids of its nodes stay theirs.
+_WALKS: list[_Walk] = []
+_KEEP = 4
+
+
+def _walk(node: cst.CSTNode) -> _Walk:
+    for walk in _WALKS:
+        i = walk.at.get(id(node))
+        if i is not None and walk.order[i] is node:
+            return walk
+    walk = _Walk()
+    node.visit(walk)
+    _WALKS.insert(0, walk)
+    del _WALKS[_KEEP:]
+    return walk
 
 
 _ROW = re.compile(r"(\w+)\s*\[\s*:\s*,\s*None\s*\]")

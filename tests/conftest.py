@@ -44,3 +44,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="rewrite fixtures/golden/<project>/ from the current port (review the diff)")
     parser.addoption("--update-snapshots", action="store_true",
                      help="rewrite fixtures/reports/*.snap from the current renderers (review the diff)")
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """One local Ray for the session (about 10 s to start): 2 CPUs, and the toolchain resources
+    porter's compile tasks ask for. Without Ray installed the test is skipped, except in CI,
+    where `make test` installs it (the [cluster] extra) and a skip would hide a broken install."""
+    try:
+        import ray
+    except ModuleNotFoundError as missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"ray missing in CI: {missing}", pytrace=False)
+        pytest.skip(f"ray missing: {missing}")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # CI reaches no network: nothing to report to
+    ray.init(num_cpus=2, resources={"clang22": 2, "nvcc": 2}, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()

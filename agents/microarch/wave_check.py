@@ -107,5 +107,6 @@ def check_tree(before: dict[str, bytes], after: dict[str, bytes]) -> list[Incons
     new_headers = {p: u for p, u in new.items() if any(p.endswith(s) for s in HEADER_SUFFIXES)}
     found = []
     for path in sorted(old.keys() & new.keys()):
-        found += check(old[path], new[path], RuleContext(sources=old_headers), RuleContext(sources=new_headers))
+        found += check(old[path], new[path], RuleContext(sources=old_headers, tree=before),
+                       RuleContext(sources=new_headers, tree=after))
     return found

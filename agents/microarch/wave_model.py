@@ -414,7 +414,60 @@ def _mask(f: Function, callee: str, call: Node) -> list[Quantity]:
     mask = patterns.unwrap(a[0])
     if wave_sites.is_full32(src, mask) or mask_variable(f.unit, f.view, mask) == "full32":
         return [_q(f, mask, "mask", "32")]
+    computed = computed_mask(src, mask)
+    if computed is not None:
+        _, value, shifts = computed
+        return [_q(f, mask, "mask", "32", convert=shifts,
+                   note="a lane mask computed in a 32-bit variable" + (
+                       ": widened with its `1 <<` shifts" if shifts else f" from `{src.text(value)}`, not shown to widen"))]
     return []
+
+
+def visible_declaration(src: SourceFile, ident: Node) -> Node | None:
+    """The init_declarator of the local variable `ident` names where it is used: the innermost block
+    around it that declares the name before the use (a loop's own `unsigned mask = ...;` included)."""
+    name = src.text(ident)
+    node = ident.parent
+    while node is not None and node.type != "function_definition":
+        if node.type in ("compound_statement", "for_statement"):
+            found = None
+            for child in node.named_children:
+                if child.start_byte >= ident.start_byte:
+                    break
+                decls = [child] if child.type == "declaration" else \
+                    [c for c in child.named_children if c.type == "declaration"] if node.type == "for_statement" else []
+                for decl in decls:
+                    for d in decl.children_by_field_name("declarator"):
+                        if d.type == "init_declarator" and src.text(d.child_by_field_name("declarator")) == name:
+                            found = d
+            if found is not None:
+                return found
+        node = node.parent
+    return None
+
+
+def computed_mask(src: SourceFile, mask: Node) -> tuple[Node, Node, bool] | None:
+    """A mask variable declared with a 32-bit type and computed (not a full mask): (declarator, value,
+    whether its value is built only of `1 << n` shifts, which widen exactly with `1ull`)."""
+    if mask.type != "identifier":
+        return None
+    d = visible_declaration(src, mask)
+    if d is None:
+        return None
+    value = patterns.unwrap(d.child_by_field_name("value"))
+    if wave_sites.is_full32(src, value) or patterns.type_text(src, d.parent.child_by_field_name("type")) not in patterns.NARROW_INT:
+        return None
+    fn = patterns.enclosing(mask, "function_definition")
+    name = src.text(mask)
+    for m in src.matches("(assignment_expression left: (identifier) @n) @a", fn) if fn is not None else []:
+        if src.text(m["n"][0]) == name:
+            return d, value, False  # set again elsewhere: not one value
+    literals = [n for n in src.captures("(number_literal) @n", value)] + ([value] if value.type == "number_literal" else [])
+    ones = [n for n in literals if n.parent is not None and n.parent.type == "binary_expression"
+            and src.text(n.parent.child_by_field_name("operator")) == "<<" and n.parent.child_by_field_name("left") == n
+            and patterns.literal(src.text(n)) and patterns.literal(src.text(n))[0] == 1]
+    small = all((patterns.literal(src.text(n)) or (1 << 32,))[0] <= 1 for n in literals)
+    return d, value, bool(ones) and small
 
 
 def mask_variable(unit: SourceFile, view: patterns.View, mask: Node) -> str:
@@ -425,7 +478,11 @@ def mask_variable(unit: SourceFile, view: patterns.View, mask: Node) -> str:
     name = view.src.text(mask)
     fn = patterns.enclosing(mask, "function_definition")
     values = []
-    if fn is not None:
+    local = visible_declaration(view.src, mask)
+    if local is not None and not any(view.src.text(m["n"][0]) == name for m in view.src.matches(
+            "(assignment_expression left: (identifier) @n)", fn)):
+        values = [local.child_by_field_name("value")]
+    elif fn is not None:
         for m in view.src.matches("""[(init_declarator declarator: (identifier) @n value: (_) @v)
                                       (optional_parameter_declaration declarator: (identifier) @n default_value: (_) @v)
                                       (assignment_expression left: (identifier) @n right: (_) @v)]""", fn):
@@ -522,7 +579,28 @@ def array_quantities(unit: SourceFile, kernel: kernel_facts.Kernel, constants: d
                 if "lane" in kinds:
                     found.append(Quantity("shared-array", unit.path, size.start_byte, size.end_byte, f"{a.name}[32]",
                                           "32", convert=not wave_sites._sizeof_taken(unit, a.name)))
+                elif _per_thread(unit, a.name):
+                    found.append(Quantity("shared-array", unit.path, size.start_byte, size.end_byte, f"{a.name}[32]",
+                                          "32", convert=False, note="a slot per thread of a 32-thread block"))
     return found
+
+
+def _per_thread(unit: SourceFile, array: str) -> bool:
+    """`array[threadIdx.x] = ...`: a 32-slot array written one slot per thread, outside any `tid < 32` guard."""
+    for m in unit.matches("(assignment_expression left: (subscript_expression argument: (identifier) @a) @s)"):
+        if unit.text(m["a"][0]) != array:
+            continue
+        indices = m["s"][0].child_by_field_name("indices")
+        if indices is None or " ".join(unit.text(indices).strip("[]").split()) not in ("threadIdx.x", "hipThreadIdx_x"):
+            continue
+        node, guarded = m["s"][0], False
+        while node is not None and node.type != "function_definition":
+            if node.type == "if_statement" and "32" in unit.text(node.child_by_field_name("condition")):
+                guarded = True
+            node = node.parent
+        if not guarded:
+            return True
+    return False
 
 
 def host_quantities(unit: SourceFile, kernel: str, constants: dict[str, int]) -> list[Quantity]:
@@ -546,7 +624,70 @@ def host_quantities(unit: SourceFile, kernel: str, constants: dict[str, int]) ->
                         found.append(Quantity("host-geometry", unit.path, expr.start_byte, expr.end_byte,
                                               unit.text(expr), "32", convert=False,
                                               note="host code cannot read the device's warpSize"))
+        if len(launch.config) > 1 and kernel_facts.dim3_value(unit, launch.config[1]) == (32, 1, 1):
+            block = launch.config[1]
+            found.append(Quantity("host-geometry", unit.path, block.start_byte, block.end_byte,
+                                  f"<<<..., {unit.text(block)}>>>", "32", convert=False,
+                                  note="launched with blocks of 32 threads: one 32-lane group, half a 64-lane wave"))
+        found += _host_warp_size(unit, launch)
+    if any(launch.kernel == kernel for launch in kernel_facts.launches(unit)):
+        found += host_checks(unit)
     return found
+
+
+def _host_warp_size(unit: SourceFile, launch: kernel_facts.Launch) -> list[Quantity]:
+    """A host variable named as the warp size and set to 32 (`int warp_size = 32;`) that shapes the
+    launch or is passed to the kernel: the host lays the work out per 32-thread warp."""
+    fn = patterns.enclosing(launch.call, "function_definition")
+    if fn is None:
+        return []
+    thirty_two = {}
+    for d in unit.captures("(init_declarator) @d", fn):
+        name, value = d.child_by_field_name("declarator"), patterns.unwrap(d.child_by_field_name("value"))
+        if name.type == "identifier" and patterns.WARP_SIZE_NAME.match(unit.text(name)) \
+                and value.type == "number_literal" and (patterns.literal(unit.text(value)) or (0,))[0] == 32:
+            thirty_two[unit.text(name)] = d
+    if not thirty_two:
+        return []
+    used = {unit.text(i) for i in unit.captures("(identifier) @i", launch.call)}
+    for d in unit.captures("[(init_declarator) (function_declarator)] @d", fn):  # `dim3 block(N * warp_size, 1)`
+        name = d.child_by_field_name("declarator")
+        if name is not None and unit.text(name) in used:
+            used |= {unit.text(i) for i in unit.captures("(identifier) @i", d)}
+    return [Quantity("host-geometry", unit.path, d.start_byte, d.end_byte, unit.text(d), "32", convert=False,
+                     note="the host's warp size, 32, shapes the launch or the kernel's arguments")
+            for name, d in thirty_two.items() if name in used]
+
+
+def host_checks(unit: SourceFile) -> list[Quantity]:
+    """Host code of a unit that launches the kernel laying out inputs or checking results per 32
+    threads: `i % 32`, `i & 31`, `i / 32`, `i >> 5` on a loop index of a host function."""
+    if "wave.host_checks" in unit.memo:
+        return unit.memo["wave.host_checks"]
+    found = []
+    for f in functions(unit):
+        if f.kernel or f.view.base != 0 or _device_code(unit, f.node):
+            continue
+        src = f.view.src
+        indexes = {src.text(m["n"][0]) for m in src.matches(
+            "(for_statement initializer: [(declaration declarator: (init_declarator declarator: (identifier) @n))"
+            " (assignment_expression left: (identifier) @n)])", f.node)}
+        for expr in src.captures("(binary_expression) @e", f.node):
+            op = src.text(expr.child_by_field_name("operator"))
+            left = patterns.unwrap(expr.child_by_field_name("left"))
+            right = patterns.unwrap(expr.child_by_field_name("right"))
+            lit = patterns.literal(src.text(right)) if right.type == "number_literal" else None
+            if lit and (op, lit[0]) in (("%", 32), ("&", 31), ("/", 32), (">>", 5)) \
+                    and left.type == "identifier" and src.text(left) in indexes:
+                found.append(Quantity("host-check", unit.path, expr.start_byte, expr.end_byte, src.text(expr), "32",
+                                      convert=False, note="host code lays out or checks the kernel's data per 32 threads"))
+    unit.memo["wave.host_checks"] = found
+    return found
+
+
+def _device_code(unit: SourceFile, fn: Node) -> bool:
+    return any(c.type in ("__device__", "__global__") or unit.text(c) in ("__device__", "__global__")
+               for c in fn.children if c.type != "compound_statement")
 
 
 def _with_initializers(unit: SourceFile, node: Node) -> list[Node]:
@@ -586,6 +727,9 @@ def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:
     ctx = ctx or RuleContext()
     headers = _headers(unit, ctx)
     constants = warp_constants(unit, headers)
+    from porter.rules import HEADER_SUFFIXES
+    includers = ctx.includers(unit) if any(unit.path.endswith(s) for s in HEADER_SUFFIXES) \
+        and any(k.kernel for k in functions(unit)) else []
     fns = functions(unit)
     by_name: dict[str, list[int]] = {}
     for i, f in enumerate(fns):
@@ -602,12 +746,14 @@ def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:
         parent[find(i)] = find(j)
 
     owners: dict[str, int] = {}
+    # Sets are walked sorted: the order of the unions picks each component's root, which names a
+    # helper component in the report; a set's order changes with the process (PYTHONHASHSEED).
     for i, f in enumerate(fns):
-        for callee in f.calls:
+        for callee in sorted(f.calls):
             for j in by_name.get(callee, []):
                 if not fns[j].kernel:  # a launch is not a call: kernels decide on their own
                     union(i, j)
-        for name in f.names & set(constants):
+        for name in sorted(f.names & set(constants)):
             if name in owners:
                 union(i, owners[name])
             owners.setdefault(name, i)
@@ -630,6 +776,8 @@ def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:
             if k is not None:
                 comps[comp] += array_quantities(unit, k, constants)
             comps[comp] += host_quantities(unit, fns[i].name, constants)
+            for other in includers:  # a header's kernel, launched and checked by the files including it
+                comps[comp] += host_quantities(other, fns[i].name, warp_constants(other, []))
     forced: dict[int, set[str]] = {}
     for i, f in enumerate(fns):
         for callee in f.calls - set(by_name):
@@ -665,7 +813,8 @@ def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:
         if comp in kernels_of or not qs:
             continue
         names = tuple(sorted({fns[j].name for j in range(len(fns)) if find(j) == comp}))
-        kernels.append(KernelWave(fns[comp].name, unit.path, names, tuple(qs), cross[comp], decisions[comp],
+        first = next((j for j in range(len(fns)) if find(j) == comp and per_fn[j]), comp)  # the first that has quantities
+        kernels.append(KernelWave(fns[first].name, unit.path, names, tuple(qs), cross[comp], decisions[comp],
                                   reasons[comp][0], reasons[comp][1], helper=True))
     order = {f.name: i for i, f in enumerate(fns)}
     kernels.sort(key=lambda k: order[k.kernel])

@@ -231,7 +231,7 @@ def _initialised(src: SourceFile, init) -> Iterator[tuple[str, object]]:
 # ---- WAVE003: warp-size constants -----------------------------------------------------------------
 
 
-def _constant_fix(unit: SourceFile, d: patterns.Definition) -> tuple[Edit, ...]:
+def _constant_fix(unit: SourceFile, d: patterns.Definition, wide_value: str = "64") -> tuple[Edit, ...]:
     """The #if/#else rewrite of one warp-size definition, or () where it is left to a person."""
     if d.view.base == 0 and d.decl is None:
         return ()
@@ -256,7 +256,7 @@ def _constant_fix(unit: SourceFile, d: patterns.Definition) -> tuple[Edit, ...]:
     if not start <= value_start < value_end <= end:
         return ()
     original = unit.data[start:end].decode()
-    wide = unit.data[start:value_start].decode() + "64" + unit.data[value_end:end].decode()
+    wide = unit.data[start:value_start].decode() + wide_value + unit.data[value_end:end].decode()
     return (Edit(start=start, end=end, text=f"#if {patterns.WAVE64_CONDITION}\n{wide}\n#else\n{original}\n#endif"),)
 
 

@@ -3,6 +3,7 @@
 Runs after microarch. The SHIM### rules name each use of a CUDA declaration that HIP lacks;
 this node gathers the header pieces they point to (shims/compat/*.h), writes one project header,
 `porter_compat.h`, at the top of the output tree, and includes it in each unit that needs it.
+The rules run one file a task through the run's dispatcher (porter.cluster).
 Units the verifier sends back with an undeclared name no piece provides go to the model, with
 the compiler's messages, when the run has one; otherwise they are recorded for a person.
 """
@@ -13,6 +14,7 @@ import importlib
 import posixpath
 from importlib import resources
 
+from porter import cluster
 from porter.llm import asks
 from porter.llm.session import Model
 from porter.rules import RuleContext, rules_for, run_on_files, run_rules
@@ -31,15 +33,16 @@ def shim(state: PortState, ws: Workspace, model: Model | None = None) -> AgentOu
     findings: list[Finding] = []
     patches: list[Patch] = []
     pieces: set[str] = set()
-    for record in state.files:
-        if record.kind not in (FileKind.cuda, FileKind.cpp) or record.path == COMPAT_HEADER:
-            continue
-        unit = SourceFile(record.path, ws.read(record.path), lang_for(record.path) or "cpp")
-        hits = run_rules(unit, rules, ctx, agent=AGENT).findings
+    todo = [r.path for r in state.files if r.kind in (FileKind.cuda, FileKind.cpp) and r.path != COMPAT_HEADER]
+    ran = cluster.current().map(_shim_file, [(path, ws.read(path)) for path in todo], resources=cluster.RULES,
+                                shared=ctx, label=lambda item: f"{AGENT}:{item[0]}")
+    for path, result in zip(todo, ran):
+        if isinstance(result, cluster.TaskFailed):  # its node was lost twice: run it here
+            result = _shim_file(ctx, (path, ws.read(path)))
+        hits, include = result
         if not hits:
             continue
         pieces |= {importlib.import_module(r.module).HEADER for r in rules if any(f.rule == r.id for f in hits)}
-        include = _include_patch(unit, ",".join(sorted({f.rule for f in hits})))
         if include:
             patches.append(include)
         findings.extend(f.model_copy(update={"fixable": True, "fixed": True}) for f in hits)
@@ -56,6 +59,16 @@ def shim(state: PortState, ws: Workspace, model: Model | None = None) -> AgentOu
     # The model answers for the units sent back, on the tree as the rules above leave it.
     return asks.failures(state, ws, AGENT, model, "no compat piece declares this name",
                          patches).output(findings, patches)
+
+
+def _shim_file(ctx: RuleContext, item: tuple[str, bytes]) -> tuple[list[Finding], Patch | None]:
+    """The SHIM### rules over one file: their findings, and the include of the compat header it then needs."""
+    path, data = item
+    unit = SourceFile(path, data, lang_for(path) or "cpp")
+    hits = run_rules(unit, rules_for(AGENT, "cuda"), ctx, agent=AGENT).findings
+    if not hits:
+        return [], None
+    return hits, _include_patch(unit, ",".join(sorted({f.rule for f in hits})))
 
 
 def render_header(pieces: set[str]) -> str:

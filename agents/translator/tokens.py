@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from porter.agents.translator.tables import DEFAULT_CHOICES, SAME_NAME_PREFIXES, Choices, Mapping, index
 from porter.includes import includes as include_directives
@@ -43,8 +44,9 @@ _DECLARED = """
 """
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
+    """A code token a table knows (a named tuple: a file has hundreds, built on every run)."""
+
     start: int
     end: int
     name: str
@@ -71,12 +73,17 @@ class Classified:
 def classify(unit: SourceFile, ctx: RuleContext | None = None) -> Classified:
     """The file's tokens and includes, looked up in the tables of the run's library choices."""
     choices = Choices.of(ctx.options) if ctx is not None else DEFAULT_CHOICES
-    key = f"{_MEMO_KEY}:{choices}"
+    key = _memo_key(choices)
     found = unit.memo.get(key)
     if not isinstance(found, Classified):
         found = _classify(unit, choices, ctx.project if ctx is not None else frozenset())
         unit.memo[key] = found
     return found
+
+
+@cache
+def _memo_key(choices: Choices) -> str:
+    return f"{_MEMO_KEY}:{choices}"
 
 
 @cache
@@ -124,16 +131,28 @@ def _classify(unit: SourceFile, choices: Choices, project: frozenset[str]) -> Cl
     tokens: list[Token] = []
     unknown: list[Token] = []
     data = unit.data
+    plain = _plain(choices, extension)
     for start, end, name in unit.identifiers(scanner):
-        if name not in names and not prefixes.match(name):
+        seen = plain.get(name, _UNSEEN)
+        if seen is _UNSEEN:
+            seen = _SKIP if name not in names and not prefixes.match(name) else _token(ix, b"", 0, len(name), name, extension)
+            if seen is not None and seen is not _SKIP:
+                seen = (seen.kind, seen.mapping)
+            plain[name] = seen
+        if seen is _SKIP:
             continue
         while span is not None and span[1] <= start:
             span = next(spans, None)
         if span is not None and span[0] <= start:
             continue  # inside an include path: HIP002 owns it
-        token = _token(ix, data, start, end, name, extension)
-        if token is None:
+        if data.startswith(b"::", end) or data.find(b"::", max(0, start - 4), start) >= 0:
+            token = _token(ix, data, start, end, name, extension)  # the qualified name decides
+            if token is None:
+                continue
+        elif seen is None:
             continue
+        else:
+            token = Token(start, end, name, *seen)
         (unknown if token.kind == "unknown" else tokens).append(token)
     unknown = [t for t in unknown if t.name not in project]  # the project's own (porter.symbols)
     if unknown:
@@ -145,6 +164,22 @@ def _classify(unit: SourceFile, choices: Choices, project: frozenset[str]) -> Cl
         tokens.extend(t for t in unknown if t.name not in declared)
         tokens.sort(key=lambda t: t.start)
     return Classified(extension, includes, tuple(tokens))
+
+
+_UNSEEN = object()
+_SKIP = object()
+_PLAIN: dict[tuple[Choices, bool], dict[str, object]] = {}
+_PLAIN_MAX = 200_000
+
+
+def _plain(choices: Choices, extension: bool) -> dict[str, object]:
+    """What a name is where no `::` touches it, by name: (kind, mapping), None (no token), or
+    _SKIP (no table could act on it). That case depends on the name alone, and a project says
+    the same names thousands of times; the cache is dropped when it grows past _PLAIN_MAX."""
+    found = _PLAIN.setdefault((choices, extension), {})
+    if len(found) > _PLAIN_MAX:
+        found.clear()
+    return found
 
 
 def _token(ix, data: bytes, start: int, end: int, name: str, extension: bool) -> Token | None:

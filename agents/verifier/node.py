@@ -16,18 +16,12 @@ loop ends there, with a note, instead of going round without anyone to ask.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import replace
 from pathlib import Path
 
-from porter.includes import is_extension
-from porter.verify.failures import first_error, route_of, toolchain_gap
+from porter.agents.verifier.units import check_units
+from porter.verify.failures import route_of
 from porter.llm.budget import Budget, Usage
-from porter.perfmodel.isa import KernelIsa
-from porter.state import Attempt, BuildResult, FileKind, KernelResources, PerfEstimate, PortState, UnitResult
-from porter.syntax import SourceFile, lang_for
-from porter.toolchains import ToolchainMissing, clang_hip, nvcc
+from porter.state import Attempt, FileKind, PortState, UnitResult
 from porter.workspace import Workspace
 
 AGENT = "verifier"
@@ -48,15 +42,8 @@ def verifier(state: PortState, ws: Workspace) -> dict:
         results = {u: UnitResult(unit=u, verdict="not-checked", reason="verification off (--no-verify)") for u in todo}
     else:
         progress = _progress_writer()
-        results = {}
-        baseline = hipify_tree(ws, todo)
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            futures = {pool.submit(verify_unit, state, ws, u, baseline): u for u in todo}
-            for done, future in enumerate(as_completed(futures), 1):
-                unit = futures[future]
-                results[unit] = future.result()
-                progress({"node": AGENT, "done": done, "total": len(todo), "item": unit})
-        results = {u: results[u] for u in todo}
+        results = check_units(state, ws, todo, lambda done, total, unit: progress(
+            {"node": AGENT, "done": done, "total": total, "item": unit}))
     attempts: list[Attempt] = []
     if state.options.executor != "none" and (ws.root / "porter.toml").is_file():
         results, attempts = check_numerics(state, ws, results)
@@ -110,7 +97,8 @@ def check_numerics(state: PortState, ws: Workspace, results: dict[str, UnitResul
     updated, attempts = dict(results), []
     for unit in sorted({v.unit for v in verdicts}):
         checks = tuple(check_from_verdict(v, baseline.get((v.unit, v.kernel))) for v in verdicts if v.unit == unit)
-        bad = [c for c in checks if c.status != "pass" or c.timing == "slower"]
+        # A check that could not run (no GPU, a task lost twice) is no evidence either way: not a failure.
+        bad = [c for c in checks if c.status not in ("pass", "not-checked") or c.timing == "slower"]
         result = updated[unit].model_copy(update={"checks": checks})
         if bad:
             cls = "slower" if all(c.status == "pass" for c in bad) else "mismatch"
@@ -217,107 +205,6 @@ def _progress_writer():
         return lambda event: None
 
 
-def hipify_tree(ws: Workspace, units: list[str]) -> Path | None:
-    """The translator-only tree (the direct hipify), written once per verifier pass when a C++ unit
-    to verify has a [[verify.kernel]] spec: the baseline of the HIP estimates."""
-    from porter.verify.spec import SpecError, load_spec
-
-    if not (ws.root / "porter.toml").is_file():
-        return None
-    try:
-        wanted = {k.unit for k in load_spec(ws.root).kernels} & {u for u in units if not u.endswith(".py")}
-    except SpecError:
-        return None
-    return ws.snapshot(ws.state_dir / "estimate" / "hipify", agents={"translator"}) if wanted else None
-
-
-def verify_unit(state: PortState, ws: Workspace, unit: str, hipify: Path | None = None) -> UnitResult:
-    if unit.endswith(".py"):
-        return verify_triton(state, ws, unit)
-    ported = ws.root / unit
-    original = Path(state.source) / unit
-    build = ws.state_dir / "build" / unit
-    if is_extension(SourceFile(unit, ported.read_bytes(), lang_for(unit) or "cpp")):
-        return UnitResult(unit=unit, verdict="not-checked",
-                          reason="PyTorch extension unit: compiling it needs PyTorch's ROCm headers (ATen/hip), "
-                                 "which no installable torch build here ships; build it with a ROCm PyTorch")
-    try:
-        port_build, kernels = clang_hip.compile_unit(
-            ported, clang_hip.ClangHipOptions(arch=state.options.arch, include_dirs=(str(ported.parent),)), build / "port")
-    except ToolchainMissing as e:
-        return UnitResult(unit=unit, verdict="not-checked", reason=str(e))
-    try:
-        original_build = nvcc.compile_unit(original, nvcc.NvccOptions(include_dirs=(str(original.parent),)), build / "original")
-    except ToolchainMissing:
-        original_build = None
-    if port_build.ok:
-        return UnitResult(unit=unit, verdict="compiled", port_build=port_build, original_build=original_build,
-                          kernels=tuple(k.model_copy(update={"unit": unit}) for k in kernels),
-                          estimates=hip_estimates(state, ws, unit, port_build, kernels, hipify))
-    error = first_error(port_build.stderr)
-    if gap := toolchain_gap(error):
-        return UnitResult(unit=unit, verdict="not-checked", port_build=port_build, original_build=original_build,
-                          reason=gap)
-    return UnitResult(unit=unit, verdict="failed", port_build=port_build, original_build=original_build,
-                      failure_class=error.failure_class if error else "other",
-                      reason=f"{error.file}:{error.line}:{error.column}: {error.message}" if error else port_build.stderr[-500:])
-
-
-def hip_estimates(state: PortState, ws: Workspace, unit: str, port_build: BuildResult,
-                  kernels: list[KernelResources], hipify: Path | None = None) -> tuple[PerfEstimate, ...]:
-    """For each [[verify.kernel]] of the unit, the perfmodel's estimate of the port's gfx950 time
-    against the direct hipify's (the translator-only tree `hipify`, written here when not given,
-    compiled the same way), from both assemblies' instruction mix (agents/verifier/estimate.py):
-    a prediction, labelled as one, that never fails the unit. No spec entry, no estimate."""
-    from porter.agents.verifier.estimate import estimate_hip_kernel, kernel_named
-    from porter.verify.spec import SpecError, load_spec
-
-    try:
-        entries = [k for k in load_spec(ws.root).kernels if k.unit == unit]
-    except SpecError:
-        return ()  # the numerics check reports a bad spec
-    if not entries:
-        return ()
-    opts = clang_hip.ClangHipOptions(arch=state.options.arch)
-    port = clang_hip.kernel_isa(Path(port_build.artifacts[0]).read_text(), kernels)
-    tree = hipify or ws.snapshot(ws.state_dir / "estimate" / unit / "tree", agents={"translator"})
-    base_src = tree / unit
-    baseline: dict[str, KernelIsa] = {}
-    error = ""
-    if base_src.is_file():
-        base_build, base_kernels = clang_hip.compile_unit(
-            base_src, replace(opts, include_dirs=(base_src.parent,)), ws.state_dir / "estimate" / unit / "build")
-        if base_build.ok:
-            baseline = clang_hip.kernel_isa(Path(base_build.artifacts[0]).read_text(), base_kernels)
-        else:
-            err = first_error(base_build.stderr)
-            error = f"the direct hipify does not compile for {opts.arch}" + (f": {err.message}" if err else "")
-    else:
-        error = "the direct hipify has no such unit"
-    return tuple(estimate_hip_kernel(e, kernel_named(port, e.name), kernel_named(baseline, e.name), error, opts.arch)
-                 for e in entries)
-
-
-def verify_triton(state: PortState, ws: Workspace, unit: str) -> UnitResult:
-    """A Triton module: each [[verify.triton]] kernel compiled for gfx950 (the PTX build of the
-    original as the control) and run under Triton's interpreter against the original. A GEMM-like
-    kernel also gets the perfmodel's estimate of its gfx950 time against the direct hipify's
-    (agents/verifier/estimate.py): a prediction, labelled as one, that never fails the unit."""
-    from porter.agents.verifier.estimate import estimate_kernel
-    from porter.verify.spec import SpecError, load_spec
-    from porter.verify.triton_units import verify_triton_unit
-
-    try:
-        entries = load_spec(ws.root).triton_for(unit)
-    except SpecError as e:
-        return UnitResult(unit=unit, verdict="not-checked", reason=f"bad verify spec: {e}")
-    if not entries:
-        return UnitResult(unit=unit, verdict="not-checked",
-                          reason="Triton module with no [[verify.triton]] spec in porter.toml: nothing says how to launch it")
-    result = verify_triton_unit(Path(state.source), ws.root, entries, ws.state_dir / "build" / unit, unit=unit).unit_result()
-    original, port = Path(state.source) / unit, ws.root / unit
-    if not (original.is_file() and port.is_file()):
-        return result
-    texts = original.read_text(encoding="utf-8"), port.read_text(encoding="utf-8")
-    estimates = tuple(e for entry in entries if (e := estimate_kernel(entry, *texts)) is not None)
-    return result.model_copy(update={"estimates": estimates})
+def verify_unit(state: PortState, ws: Workspace, unit: str) -> UnitResult:
+    """One unit's evidence as the output tree stands (a session's /verify), through the run's dispatcher."""
+    return check_units(state, ws, [unit], lambda done, total, item: None)[unit]

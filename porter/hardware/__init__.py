@@ -103,6 +103,8 @@ class Device(BaseModel):
     name: str
     arch: str
     vendor: Literal["amd", "nvidia"]
+    # How Ray labels a node with this GPU (its `accelerator_type`); porter.cluster asks for it.
+    ray_accelerator_type: str = ""
     spec: Spec
     matrix_tflops: dict[str, Sourced] = Field(description="dense matrix-unit peak per dtype; fp32 is the vector rate")
     model: ModelParams

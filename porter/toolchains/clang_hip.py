@@ -8,8 +8,9 @@ resource remarks (on stderr) and the instructions porter counts.
 
 Headers: Debian ships HIP 5.2 headers, but a port is judged by ROCm 6.3+ rules. The
 overlay in porter.shims/hip (HEADER_SET) goes first on the include path; it adds the
-ROCm 6.3 API (64-bit-mask *_sync warp functions, hip_bf16.h, hipBLAS declarations) and
-makes the 5.2 headers build under clang 22. Device libraries: Debian's rocm-device-libs
+ROCm 6.3 API (64-bit-mask *_sync warp functions, hip_bf16.h, typed allocation wrappers,
+declarations of hipBLAS, hipBLASLt, hipFFT and hipSPARSE) and makes the 5.2 headers build
+under clang 22. Device libraries: Debian's rocm-device-libs
 5.2 has no gfx942/gfx950 bitcode, so porter passes -nogpulib.
 """
 

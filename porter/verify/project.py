@@ -8,7 +8,9 @@ the baseline's (executors.verdict). Kernels the scan found but no spec names are
 "not-exercised". `run_commands` runs the project's own test programs (`[[verify.command]]`).
 
 Everything it writes goes under `workdir` (default: output_dir/.porter/verify), one folder per
-kernel and side. It never raises for a bad port: failures are data in `KernelVerdict`.
+kernel and side. It never raises for a bad port: failures are data in `KernelVerdict`. Each
+kernel's check is a task of the run's dispatcher (porter.cluster): one GPU of the executor's
+type each on Ray, where it reads snapshots of the two trees and returns what it wrote.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from porter import cluster
 from porter.state import BuildResult, Frozen, KernelStatus
 from porter.toolchains import ToolchainMissing, process
 from porter.verify.compare import Comparison, compare_files
@@ -77,8 +81,8 @@ def verify_project(output_dir: Path, spec: VerifySpec | None, executor: Executor
             if isinstance(executor, CudaExecutor) else CudaExecutor()
     workdir = (workdir or output_dir / STATE_DIR / "verify").resolve()
     spec_file = Path(spec.source).name if spec.source else "porter.toml"
-    verdicts = [_verify_kernel(k, output_dir, baseline_dir, executor, baseline_executor,
-                               workdir / _slug(k), spec_file, timeout) for k in spec.kernels]
+    verdicts = _verify_kernels(spec.kernels, output_dir, baseline_dir, executor, baseline_executor, workdir,
+                               spec_file, timeout)
     covered = {(k.unit, k.name.split("<", 1)[0].rsplit("::", 1)[-1]) for k in spec.kernels}
     seen: set[tuple[str, str]] = set()
     for unit, name in all_kernels:
@@ -88,6 +92,46 @@ def verify_project(output_dir: Path, spec: VerifySpec | None, executor: Executor
         verdicts.append(KernelVerdict(kernel=name, unit=unit, status="not-exercised",
                                       reason="no [[verify.kernel]] spec names this kernel"))
     return verdicts
+
+
+@dataclass(frozen=True)
+class _KernelJob:
+    """What every kernel's GPU check shares (porter.cluster): the two trees, the executors, where to write."""
+
+    port: cluster.Tree
+    original: cluster.Tree
+    executor: Executor
+    baseline_executor: Executor
+    workdir: str
+    spec_file: str
+    timeout: float
+
+
+def _verify_kernels(kernels: Iterable[KernelSpec], output_dir: Path, baseline_dir: Path, executor: Executor,
+                    baseline_executor: Executor, workdir: Path, spec_file: str, timeout: float) -> list[KernelVerdict]:
+    """One GPU check per kernel through the run's dispatcher: in-process one after the other (the
+    timings must not share a GPU), on Ray one task with one GPU of the executor's type each."""
+    kernels = list(kernels)
+    if not kernels:
+        return []
+    dispatcher = cluster.current()
+    job = _KernelJob(dispatcher.tree(output_dir, cluster.shipped_paths(output_dir)),
+                     dispatcher.tree(baseline_dir, cluster.shipped_paths(baseline_dir)),
+                     executor, baseline_executor, str(workdir), spec_file, timeout)
+    try:
+        returned = dispatcher.map(_kernel_check, kernels, resources=cluster.gpu_check(executor.name), shared=job,
+                                  label=_slug)
+    except cluster.ClusterError as e:
+        returned = [cluster.TaskFailed(str(e))] * len(kernels)
+    return [KernelVerdict(kernel=k.name, unit=k.unit, executor=executor.name,
+                          baseline_executor=baseline_executor.name, status="not-checked", reason=r.reason)
+            if isinstance(r, cluster.TaskFailed) else r.land() for k, r in zip(kernels, returned)]
+
+
+def _kernel_check(job: _KernelJob, k: KernelSpec) -> cluster.Returned[KernelVerdict]:
+    with cluster.task_places({"port": job.port, "original": job.original}, job.workdir) as (trees, scratch, finish):
+        return finish(_verify_kernel(k, trees["port"], trees["original"], job.executor, job.baseline_executor,
+                                     scratch.path / _slug(k), job.spec_file, job.timeout))
 
 
 def _slug(k: KernelSpec) -> str:

@@ -84,6 +84,11 @@ EXPECTED = {  # pattern -> {kernel: decision}
     "leading_zeros.cu": {"last_positive": "keep32"},
     "undecided.cu": {"warp_totals": "ask"},
     "helper_header": {"block_sum": "convert64"},
+    "host_check.cu": {"lanes": "keep32"},
+    "block_of_32.cu": {"total": "keep32", "largest": "keep32"},
+    "log2_warp_size.cu": {"warp_sums": "convert64"},
+    "scoped_masks.cu": {"scan": "convert64"},
+    "host_warp_header": {"any_per_warp": "keep32"},
 }
 
 
@@ -109,6 +114,36 @@ def test_mask_variables_are_widened_with_their_value(tmp_path: Path) -> None:
     assert "unsigned long long mask = 0xffffffffffffffffull" in text
     assert "unsigned long long tmask = 0xffffffffffffffffull" in text
     assert "__shfl_sync(" not in text and "__ballot(i < n)" in text and "0xFFFFFFFF" not in text
+
+
+def test_a_host_check_per_32_threads_keeps_the_lane_id_in_its_group(tmp_path: Path) -> None:
+    _, after, _ = _ported(PATTERNS / "host_check.cu", tmp_path)
+    assert "out[i] = (__lane_id() & 31);" in after["host_check.cu"].decode()
+
+
+def test_a_block_of_32_threads_reads_warp_size_as_32(tmp_path: Path) -> None:
+    _, after, _ = _ported(PATTERNS / "block_of_32.cu", tmp_path)
+    text = after["block_of_32.cu"].decode()
+    assert text.count("for (int i = 32 / 2; i > 0; i /= 2)") == 2 and "warpSize / 2; i" not in text
+
+
+def test_a_log2_warp_size_converts_with_its_warp_size(tmp_path: Path) -> None:
+    _, after, _ = _ported(PATTERNS / "log2_warp_size.cu", tmp_path)
+    text = after["log2_warp_size.cu"].decode()
+    assert "#define LOG2_WARP_SIZE 6U\n#else\n#define LOG2_WARP_SIZE 5U\n#endif\n#define WARP_SIZE (1U << LOG2_WARP_SIZE)" in text
+
+
+def test_masks_are_widened_where_they_are_declared(tmp_path: Path) -> None:
+    _, after, _ = _ported(PATTERNS / "scoped_masks.cu", tmp_path)
+    text = after["scoped_masks.cu"].decode()
+    assert "unsigned long long mask = 0xffffffffffffffffull;" in text
+    assert "unsigned long long mask = (1ull << (blockDim.x / warpSize)) - 1;" in text
+    assert "int mask" not in text and "0xffffffff;" not in text
+
+
+def test_a_header_kernel_follows_the_host_warp_of_the_file_including_it(tmp_path: Path) -> None:
+    _, after, _ = _ported(PATTERNS / "host_warp_header", tmp_path)
+    assert "out[t] = (((unsigned)(__ballot(in[t]) >> (__lane_id() & 32))) != 0);" in after["vote_kernel.cuh"].decode()
 
 
 def test_checker_reports_the_first_expression_of_a_half_conversion() -> None:

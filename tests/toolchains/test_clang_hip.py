@@ -333,7 +333,8 @@ def test_cooperative_groups_before_the_runtime_header(tmp_path: Path) -> None:
     src = tmp_path / "cg_first.hip"
     src.write_text("#include <hip/hip_cooperative_groups.h>\n#include <hip/hip_runtime.h>\n"
                    "namespace cg = cooperative_groups;\n"
-                   "__global__ void k(unsigned* o) { o[0] = cg::this_grid().size() + cg::this_thread_block().size(); }\n")
+                   "__global__ void k(unsigned* o) {\n"
+                   "  o[0] = cg::this_grid().size() + cg::this_thread_block().size();\n}\n")
     build, kernels = compile_unit(src, ClangHipOptions(), tmp_path / "build")
     assert build.ok, build.stderr
     assert len(kernels) == 1

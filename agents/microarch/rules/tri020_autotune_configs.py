@@ -34,7 +34,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider
 
 from porter import triton_source as src
 from porter.perfmodel import triton_configs as tc
@@ -49,7 +48,7 @@ def autotune_configs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
     tuned = _autotuned(unit.module, names)
     if not tuned:
         return
-    parents = unit.wrapper.resolve(ParentNodeProvider)
+    parents = src.parents(unit.module)
     seen: dict[int, set[str]] = {}  # per enclosing list: the new configs so far
     for call in src.find(unit.module, cst.Call):
         if src.call_name(call, names) != "triton.Config":

@@ -49,7 +49,7 @@ def full_mask(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
 
 
 def _full_mask(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    widened: set[str] = set()
+    widened: set = set()  # declarations widened: by name, or (start byte, "") of the one a use sees
     for view in patterns.views(unit):
         for callee, call in patterns.calls(view, patterns.MASKED_SYNC):
             arguments = patterns.args(call)
@@ -59,9 +59,15 @@ def _full_mask(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
             name = named_full32(unit, view, mask)
             variable = _full32_variable(unit, view, mask)  # a local or parameter, const or not
             if not (name or variable or is_full32(view.src, mask)):
+                computed = wave_model.computed_mask(view.src, mask)
+                if computed is not None and computed[2] and computed[0].start_byte not in widened:
+                    widened.add(computed[0].start_byte)
+                    yield from _widen_computed(view, *computed[:2])
                 continue
-            if variable and variable not in widened:
-                widened.add(variable)
+            local = wave_model.visible_declaration(view.src, mask)
+            key = (local.start_byte, "") if local is not None else view.src.text(mask)
+            if variable and key not in widened:
+                widened.add(key)
                 yield from _widen_variable(unit, view, mask)
             if variable == "parameter" and callee not in patterns.SHUFFLES:
                 continue  # a caller may pass fewer lanes: the widened parameter is the mask
@@ -93,6 +99,8 @@ def _full32_variable(unit: SourceFile, view: patterns.View, mask) -> str:
         return ""
     fn = patterns.enclosing(mask, "function_definition")
     name = view.src.text(mask)
+    if wave_model.visible_declaration(view.src, mask) is not None:
+        return "local"
     for m in view.src.matches(_MASK_SETS, fn) if fn is not None else []:
         if view.src.text(m["n"][0]) == name:
             return "parameter" if m["d"][0].type == "optional_parameter_declaration" else "local"
@@ -103,8 +111,9 @@ def _widen_variable(unit: SourceFile, view: patterns.View, mask) -> Iterator[Hit
     """`unsigned tmask = 0xffffffff;` (or a parameter default) widened with its value to the 64-lane full mask."""
     src, name = view.src, view.src.text(mask)
     fn = patterns.enclosing(mask, "function_definition")
+    local = wave_model.visible_declaration(src, mask)
     for m in src.matches(_MASK_SETS, fn):
-        if src.text(m["n"][0]) != name:
+        if src.text(m["n"][0]) != name or (local is not None and m["d"][0] != local):
             continue
         decl, value = m["d"][0], m["v"][0]
         holder = decl.parent if decl.type == "init_declarator" else decl
@@ -116,3 +125,21 @@ def _widen_variable(unit: SourceFile, view: patterns.View, mask) -> Iterator[Hit
             edits.insert(0, Edit(*view.span(type_node), patterns.WIDER.get(declared, "unsigned long long")))
         yield Hit(*view.span(decl), f"`{name}` holds a 32-bit full mask that reaches a *_sync call: on a 64-lane "
                   "wavefront it names lanes 0-31 only; widened with its value to every lane", edits=tuple(edits))
+
+
+def _widen_computed(view: patterns.View, decl, value) -> Iterator[Hit]:
+    """`int mask = (1 << n) - 1;` widened: a 64-bit type and `1ull` shifts (lanes 32-63 of the wave exist)."""
+    src = view.src
+    holder = decl.parent
+    type_node = holder.child_by_field_name("type")
+    if len(holder.children_by_field_name("declarator")) != 1:
+        return
+    declared = patterns.type_text(src, type_node)
+    edits = [Edit(*view.span(type_node), patterns.WIDER.get(declared, "unsigned long long"))]
+    for one in src.captures("(number_literal) @n", value) + ([value] if value.type == "number_literal" else []):
+        shift = one.parent
+        if shift is not None and shift.type == "binary_expression" and shift.child_by_field_name("left") == one:
+            edits.append(Edit(*view.span(one), "1ull"))
+    yield Hit(*view.span(decl), f"`{src.text(decl.child_by_field_name('declarator'))}` is a lane mask computed in a "
+              "32-bit variable that reaches a *_sync call: HIP takes 64-bit masks (lanes 32-63 of the wave); widened, "
+              "with its shifts of 1 made 64-bit", edits=tuple(edits))

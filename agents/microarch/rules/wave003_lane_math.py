@@ -30,7 +30,9 @@ Fix safety: safe where the code says it means warps (a lane/warp name, a shuffle
     preprocessor choice, because warpSize is not a compile-time constant from ROCm 7.0 and the
     constant may size arrays or template arguments: 64 in the gfx9 device pass and in the host pass
     of a HIP build (porter builds for gfx9; the host pass cannot see the device), 32 elsewhere (nvcc,
-    RDNA). __AMDGCN_WAVEFRONT_SIZE is not used: clang 20 deprecated it and clang 22 does not define
+    RDNA). A log2 of the warp size beside it (LOG2_WARP_SIZE, WARP_SHIFT, LOG_WARP = 5) converts with
+    it, to 6 under the same condition; a warp size written `1 << LOG2_WARP_SIZE` follows its log2.
+    __AMDGCN_WAVEFRONT_SIZE is not used: clang 20 deprecated it and clang 22 does not define
     it. Left as warnings: a 32 next to a thread index where nothing says "warp" (a tile width or
     a 32-bit word), a constant named warpSize at file scope (it would collide with HIP's own
     warpSize), a template parameter's default, and a definition that shares its line.
@@ -74,7 +76,7 @@ def lane_math(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
 
 
 def _lane_math(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    yield from _warp_size_constants(unit)
+    yield from _warp_size_constants(unit, ctx)
     model = wave_model.analyse(unit, ctx)
     for q in model.quantities_of("compare"):
         if model.decision_at(q.start) == "convert64":
@@ -152,8 +154,19 @@ def _function_fact(src: SourceFile, function, fact: str) -> bool:
     return memo[key][fact]
 
 
-def _warp_size_constants(unit: SourceFile) -> Iterator[Hit]:
+def log2_constants(unit: SourceFile) -> dict[str, list[patterns.Definition]]:
+    """Constants that hold log2 of the warp size (5): LOG2_WARP_SIZE, WARP_SHIFT, LOG_WARP, ..."""
+    found = {}
+    for name, defs in patterns.definitions(unit).items():
+        if patterns.LOG2_WARP_NAME.match(name) and {patterns.value(unit, d.view, d.value) for d in defs} == {5}:
+            found[name] = defs
+    return found
+
+
+def _warp_size_constants(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     used_as_wave = wave_model.warp_constants(unit, [])  # `WS` used as a shuffle width or a lane modulus
+    logs = log2_constants(unit)
+    converted: set[str | None] = set()  # the decisions governing the warp-size definitions converted
     for name, defs in patterns.definitions(unit).items():
         if not (patterns.WARP_SIZE_NAME.match(name) or name in used_as_wave):
             continue
@@ -161,6 +174,9 @@ def _warp_size_constants(unit: SourceFile) -> Iterator[Hit]:
         if values != {32}:  # a 64 beside it (#if __GFX9__ ... #else ...) means the code already chooses
             continue
         for d in defs:
+            converted.add(wave_model.decision_at(unit, ctx, d.view.span(d.value)[0]))
+            if logs and any(d.view.src.text(i) in logs for i in [d.value, *d.view.src.captures("(identifier) @i", d.value)]):
+                continue  # `(1U << LOG2_WARP_SIZE)` follows its log2 constant, rewritten below
             edits = _constant_fix(unit, d)
             said = (f"{name} = 32 hard-codes the NVIDIA warp size; a CDNA wavefront has 64 lanes: choose it per "
                     "target (64 under __GFX9__; warpSize is not a compile-time constant in ROCm 7)")
@@ -169,6 +185,15 @@ def _warp_size_constants(unit: SourceFile) -> Iterator[Hit]:
                         "or names HIP's own warpSize at file scope)"
             yield Hit(*d.view.span(d.value), said, edits=edits,
                       severity=None if edits else Severity.warning)
+    for name, defs in logs.items() if converted - {"keep32"} else ():
+        for d in defs:  # log2 of the warp size converts with it: 6 where the warp size is 64
+            six = re.sub(r"^5", "6", d.view.src.text(d.value)) if d.value.type == "number_literal" else "6"
+            edits = _constant_fix(unit, d, six) if converted <= {"convert64", None} else ()
+            said = (f"{name} = 5 is log2 of the NVIDIA warp size (32); it converts with the warp size: 6 on a "
+                    "64-lane CDNA wavefront (a `tid >> 5` beside a 64-lane warp size splits each wave in two)")
+            if not edits:
+                said += "; this definition is left for a person"
+            yield Hit(*d.view.span(d.value), said, edits=edits, severity=None if edits else Severity.warning)
 
 
 def _rewrite(src: SourceFile, expr) -> list[tuple[int, int, str]]:
@@ -193,5 +218,3 @@ def _rewrite(src: SourceFile, expr) -> list[tuple[int, int, str]]:
                     src.text(other.child_by_field_name("operator") or other) not in _PRIMARY_OR_TIGHT:
                 edits += [(other.start_byte, other.start_byte, "("), (other.end_byte, other.end_byte, ")")]
     return edits
-
-

@@ -1,7 +1,9 @@
 """WAVE011: one wave strategy per kernel; a kernel that keeps 32-lane groups is rewritten to keep them.
 
 Why: a kernel's wave-size assumptions hang together: lane and warp ids, shuffle widths and
-    offsets, per-warp slot counts, `WS = 32` constants, masks, launch geometry. Converting some of
+    offsets, per-warp slot counts, `WS = 32` constants, masks, launch geometry, and the host code
+    that fills its inputs and checks its outputs per 32 threads (`i % 32`, a host `warp_size = 32`,
+    a launch of 32-thread blocks; for a kernel in a header, in the files including it). Converting some of
     them to the 64-lane CDNA wavefront and not the others gives wrong numbers (lane ids 64-based
     while a shuffle tree still starts at 16, or `& 31` rewritten in a kernel that has no cross-lane
     operation at all). porter's wave model (agents/microarch/wave_model.py) collects them per

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from porter import triton_source as src
 from porter.perfmodel.triton_configs import AMD_KNOBS_HELPER
 from porter.pysyntax import PythonFile
 from porter.rules import Hit, RuleContext, rule
@@ -68,11 +69,4 @@ def triton_amd_knobs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
 
 
 def _calls(module: cst.Module) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            found.append(node)
-
-    module.visit(Visitor())
-    return found
+    return src.find(module, cst.Call)

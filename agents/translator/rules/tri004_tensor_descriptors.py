@@ -50,9 +50,10 @@ def tensor_descriptors(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
     names = src.aliases(unit.module)
     for call in src.find(unit.module, cst.Call):
         full = src.call_name(call, names) or ""
-        s, e = unit.span(call)
         if full in LOWERED:
+            s, e = unit.span(call)
             yield Hit(s, e, MESSAGE.format(what=LOWERED[full]))
         elif full.startswith(NVIDIA_ONLY):
+            s, e = unit.span(call)
             yield Hit(s, e, f"{full}: NVIDIA's experimental TMA API (cuTensorMapEncode); rewrite to "
                             "tl.make_tensor_descriptor or pointer loads", severity=Severity.error)

@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider
 
 from porter import triton_source as src
 from porter.pysyntax import PythonFile
@@ -41,7 +40,7 @@ def target_checks(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
     names = src.aliases(unit.module)
     if not ({"torch", "triton"} & {v.split(".")[0] for v in names.values()}):
         return
-    parents = unit.wrapper.resolve(ParentNodeProvider)
+    parents = src.parents(unit.module)
     torch = src.local_name(names, "torch", "torch")
     knows_hip = _knows_hip(unit, names)
     hip_none = f"{torch}.version.hip is None"
