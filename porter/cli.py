@@ -13,8 +13,8 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from porter import __version__
@@ -101,10 +101,10 @@ def port(
     from pydantic import ValidationError
 
     from porter.cluster import ClusterError, auto_processes, open_dispatcher
+    from porter.graph import report_context
     from porter.report import build_report
     from porter.report.console import render_console
     from porter.run import port as run_port
-    from porter.graph import report_context
     from porter.state import ModelOptions, PortOptions
     from porter.workspace import BadInput
 
@@ -326,8 +326,8 @@ def cluster_plan(
 ) -> None:
     """The tasks a port of SOURCE submits, their resources, and its predicted wall time on N nodes."""
     from porter import makespan
-    from porter.graph import units_of
     from porter.cluster import DURATIONS_FILE
+    from porter.graph import units_of
     from porter.state import PortState
 
     if not source.is_dir():
@@ -476,7 +476,8 @@ def codesign(
     """Revise a training recipe for the target: memory plan, recipe changes, predicted step time."""
     import json
 
-    from porter.codesign import ConfigError, codesign as plan_for, load_config
+    from porter.codesign import ConfigError, load_config
+    from porter.codesign import codesign as plan_for
     from porter.codesign.render import render
 
     if gpus is not None and gpus < 1:

@@ -245,9 +245,8 @@ class LocalDispatcher(Dispatcher):
     def _map_processes(self, fn, items, shared, finish) -> None:
         """Chunks of `items` to the workers and to this process, which takes the next chunk not
         yet handed out whenever it is free; a worker has one chunk running and one queued."""
-        from concurrent.futures import FIRST_COMPLETED, wait
-
         from collections import deque
+        from concurrent.futures import FIRST_COMPLETED, wait
 
         per = max(1, min(64, len(items) // (self.processes * 8)))
         queue = deque(list(range(i, min(i + per, len(items)))) for i in range(0, len(items), per))

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import TYPE_CHECKING
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from langgraph.errors import GraphBubbleUp
 from langgraph.graph import END, START, StateGraph

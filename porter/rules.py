@@ -21,13 +21,13 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any, Literal, TypeVar
 
 from porter import cluster
 from porter.agent_names import AGENTS
-from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
 from porter.pysyntax import PythonFile
+from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
 from porter.symbols import project_names
 from porter.syntax import FileText, SourceFile
 

@@ -18,9 +18,8 @@ from porter.containment import internal_error
 from porter.encoding import detect
 from porter.pysyntax import is_triton, parse_error
 from porter.state import FileKind, FileRecord, Finding, KernelInfo, LaunchSite, Location
-from porter.workspace import display_path
 from porter.syntax import CPP_SUFFIXES, CUDA_SUFFIXES, SourceFile, lang_for
-
+from porter.workspace import display_path
 
 WARP_OP = re.compile(r"^(__shfl\w*|__ballot\w*|__any\w*|__all\w*|__activemask|__syncwarp|__match_\w+|__reduce_\w+_sync)$")
 

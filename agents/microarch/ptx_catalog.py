@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from porter import cuda_patterns as patterns
+
 # Importing the entries registers them (one module per family keeps each under ~200 lines).
 from porter.agents.microarch import ptx_entries  # noqa: F401
 from porter.agents.microarch.ptx_eval import ENTRIES, Eval, Instruction, NotCovered, Operand

@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from porter import hardware
 from porter import cuda_patterns as patterns
+from porter import hardware
 
 # The porting target's peak engine clock (porter.hardware: 2200 MHz on MI350X) and S_SLEEP's unit
 # (AMD CDNA3 ISA, SOPP S_SLEEP: "approximately 64 * SIMM16[6:0] clocks"; the immediate is 7 bits).

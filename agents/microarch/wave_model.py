@@ -242,7 +242,7 @@ def _q(f: Function, node: Node, kind: str, form: Form, convert: bool = True, kee
     return Quantity(kind, f.unit.path, start, end, f.view.src.text(node), form, convert, keep, note, cross)
 
 
-def quantities(f: Function, constants: dict[str, int], wave_fragments: bool = False) -> list[Quantity]:
+def quantities(f: Function, constants: dict[str, int], wave_fragments: bool = False) -> list[Quantity]:  # noqa: C901 - one pass over every wave-dependent form of a kernel; legacy, over the limit when ruff came in
     """The wave-dependent quantities written in one function or macro body; with `wave_fragments`,
     WMMA fragment calls count as wave-wide collectives (rocWMMA)."""
     src, node, found = f.view.src, f.node, []
@@ -507,7 +507,7 @@ def _lane_math(f: Function, expr: Node, constants: dict[str, int]) -> Quantity |
     src = f.view.src
     op = src.text(expr.child_by_field_name("operator"))
     left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
-    r, l = patterns.unwrap(right), patterns.unwrap(left)
+    r, lhs = patterns.unwrap(right), patterns.unwrap(left)
     rtext = " ".join(src.text(r).split())
     threads = patterns.indexes_threads(src, left) or (op in ("/", ">>") and patterns.mentions(src, left, BLOCK_DIM))
     if op in _COMPARE:
@@ -520,7 +520,7 @@ def _lane_math(f: Function, expr: Node, constants: dict[str, int]) -> Quantity |
     if op == "&" and rtext in ("(warpSize - 1)", "(warpSize-1)") and threads:
         return _q(f, expr, "lane-math", "64")
     if op in LANE_LITERALS:
-        for number, other in ((r, l), (l, r)) if op in ("&", "*") else ((r, l),):
+        for number, other in ((r, lhs), (lhs, r)) if op in ("&", "*") else ((r, lhs),):
             lit = patterns.literal(src.text(number)) if number.type == "number_literal" else None
             counts = patterns.indexes_threads(src, other) or (op in ("/", ">>") and patterns.mentions(src, other, BLOCK_DIM))
             if lit and lit[0] == LANE_LITERALS[op] and counts:
@@ -720,7 +720,7 @@ def imposed(header: SourceFile, name: str) -> Form | None:
     return None
 
 
-def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:
+def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:  # noqa: C901 - the per-kernel decision table; legacy, over the limit when ruff came in
     """The unit's wave model, memoized on the unit."""
     if "wave.model" in unit.memo:
         return unit.memo["wave.model"]

@@ -16,7 +16,6 @@ from porter.rules import Hit
 from porter.state import Edit
 from porter.syntax import SourceFile
 
-
 # ---- WAVE001: full 32-lane masks ------------------------------------------------------------------
 
 

@@ -31,6 +31,7 @@ from tree_sitter import Language, Node, Parser, Tree
 from porter.rules import Hit
 from porter.state import Edit, Severity
 
+
 def second_arch(arch: str) -> str:
     """The other MI300-family target, for places where the original named a list of architectures."""
     return "gfx942" if arch != "gfx942" else "gfx950"

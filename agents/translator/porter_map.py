@@ -3,8 +3,9 @@
 Data only; `tables.py` merges it ahead of HIPIFY's and hipify-torch's entries, so an entry here
 wins: it is either missing there (FP8, extensible launch) or where HIPIFY 6.3 still names an older
 ROCm API (__nv_bfloat16 -> hip_bfloat16, the rocBLAS-era struct, instead of __hip_bfloat16 of
-hip/hip_bf16.h, which mirrors cuda_bf16.h). Each group cites where the HIP name is documented. Kept as Python data rather than TOML so the wheel carries it with the
-code (pyproject's package-data lists no .toml for porter.agents.translator).
+hip/hip_bf16.h, which mirrors cuda_bf16.h). Each group cites where the HIP name is documented.
+Kept as Python data rather than TOML so the wheel carries it with the code (pyproject's
+package-data lists no .toml for porter.agents.translator).
 
 Rows are (CUDA name, HIP name, family). A HIP name equal to the CUDA name means "same name in
 ROCm" (RCCL exports the NCCL API); `UNSUPPORTED` lists names with no HIP counterpart.

@@ -19,9 +19,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from porter.agents.verifier.units import check_units
-from porter.verify.failures import route_of
 from porter.llm.budget import Budget, Usage
 from porter.state import Attempt, FileKind, PortState, UnitResult
+from porter.verify.failures import route_of
 from porter.workspace import Workspace
 
 AGENT = "verifier"

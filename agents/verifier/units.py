@@ -4,9 +4,10 @@ Each C/C++/CUDA unit is two tasks: its port compiled for the target by clang 22 
 resource) and its original built by nvcc (`nvcc` resource); a Triton module is one task (AOT
 compiles and interpreter numerics, CPU only). In-process the tasks read the output and source
 trees where they are and write their build products under `OUT/.porter` (build/, and
-estimate/ for the direct hipify's compile behind a HIP estimate), as porter always has. On Ray a task reads snapshots of the two trees (every file up to
-`cluster.MAX_SHIPPED_BYTES`) and writes to a scratch directory; it returns its UnitResult with the
-driver's paths and the files it wrote as bytes, which the driver puts under `OUT/.porter`.
+estimate/ for the direct hipify's compile behind a HIP estimate), as porter always has. On Ray
+a task reads snapshots of the two trees (every file up to `cluster.MAX_SHIPPED_BYTES`) and writes
+to a scratch directory; it returns its UnitResult with the driver's paths and the files it wrote
+as bytes, which the driver puts under `OUT/.porter`.
 
 A missing toolchain is not an error of the port, in-process or on a cluster: a unit whose
 compiler is absent, that no node of the cluster can compile, or whose task was lost twice with
@@ -21,13 +22,12 @@ from pathlib import Path
 
 from porter import cluster
 from porter.includes import is_extension
-from porter.verify.failures import first_error, toolchain_gap
 from porter.perfmodel.isa import KernelIsa
 from porter.state import BuildResult, Frozen, KernelResources, PerfEstimate, PortState, UnitResult
 from porter.syntax import SourceFile, lang_for
 from porter.toolchains import ToolchainMissing, clang_hip, nvcc
+from porter.verify.failures import first_error, toolchain_gap
 from porter.workspace import Workspace
-
 
 
 @dataclass(frozen=True)

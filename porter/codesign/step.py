@@ -135,8 +135,9 @@ def activations(cfg: TrainingConfig, batch: int) -> dict[str, float]:
     """Bytes forward keeps for backward on one GPU for `batch` local samples, as PyTorch keeps them.
 
     A Linear keeps its input (in the compute dtype under autocast), a ReLU its output (the next
-    Linear's input, the same tensor); the dot interaction keeps both operands of its batched GEMM; EmbeddingBag keeps its indices and a bag index per lookup (int64). The
-    pooled fp32 lookups and the fp32 concatenation live only within the forward pass.
+    Linear's input, the same tensor); the dot interaction keeps both operands of its batched GEMM;
+    EmbeddingBag keeps its indices and a bag index per lookup (int64). The pooled fp32 lookups and
+    the fp32 concatenation live only within the forward pass.
     """
     ec = DTYPE_BYTES[cfg.dense.dtype]
     d = cfg.dense

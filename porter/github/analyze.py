@@ -20,8 +20,8 @@ from porter.github.diff import FileDiff
 from porter.github.plan import Plan, build_plan
 from porter.github.sandbox import run_port
 from porter.github.suggest import suggestions
-from porter.report import Report, build_report, render_markdown, render_sarif
 from porter.graph import report_context
+from porter.report import Report, build_report, render_markdown, render_sarif
 from porter.scan import classify
 from porter.state import FileKind, PortOptions
 

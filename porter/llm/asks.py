@@ -16,12 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from porter import rules as rule_catalog
-from porter.verify.failures import first_error, route_of
 from porter.llm.edits import EditRejected
 from porter.llm.session import Ask, Model
-from porter.state import (
-    AgentOutput, Attempt, FileKind, FileRecord, Finding, ModelCall, Patch, PortState, Severity, UnitResult,
-)
+from porter.state import AgentOutput, Attempt, FileKind, FileRecord, Finding, ModelCall, Patch, PortState, Severity, UnitResult
+from porter.verify.failures import first_error, route_of
 from porter.workspace import Workspace
 
 # The prompt for each open hazard's rule family, by agent; families not named are left for a person.

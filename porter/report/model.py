@@ -19,12 +19,12 @@ from porter import __version__
 from porter import rules as rule_catalog
 from porter.rules import INPUT_LIMIT, Rule
 from porter.state import (
+    INTERNAL_ERROR,
     SCHEMA_VERSION,
     Attempt,
-    KernelCheck,
-    INTERNAL_ERROR,
     FileKind,
     Finding,
+    KernelCheck,
     KernelResources,
     ModelCall,
     PerfEstimate,

@@ -110,7 +110,7 @@ def user_patch(path: str, current: bytes | None, text: str, *, rule: str, reason
     if new == current:
         return None
     al, bl = current.splitlines(keepends=True), new.splitlines(keepends=True)
-    aoff, boff = _offsets(al), _offsets(bl)
+    aoff = _offsets(al)
     edits = tuple(Edit(aoff[i1], aoff[i2], b"".join(bl[j1:j2]).decode(), "")
                   for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, al, bl, autojunk=False).get_opcodes()
                   if tag != "equal")

@@ -22,7 +22,7 @@ from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
-from porter.session.commands import COMMANDS, PATCH_KEYS, ROUTE_KEYS, help_text
+from porter.session.commands import PATCH_KEYS, ROUTE_KEYS, help_text
 from porter.session.controller import Session, SessionError, Step
 from porter.session.state import APPROVALS, Decision
 
@@ -320,9 +320,9 @@ class Repl:
         return 0
 
     def _finish(self) -> int:
+        from porter.graph import report_context
         from porter.report import build_report
         from porter.report.console import render_console
-        from porter.graph import report_context
 
         report = build_report(self.s.state, **report_context())
         render_console(report, self.out)

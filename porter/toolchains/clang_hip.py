@@ -302,7 +302,7 @@ def _amd_imm(token: str) -> int | None:
     return int(t, 0) if _INT.match(t) else None
 
 
-def _amdgcn_step(op: str, ops: list[str], regs: dict[str, lanes.Value]) -> None:
+def _amdgcn_step(op: str, ops: list[str], regs: dict[str, lanes.Value]) -> None:  # noqa: C901 - one branch per instruction class; legacy, over the limit when ruff came in
     """Update `regs` with what one AMDGCN vector instruction writes (see porter.perfmodel.lanes)."""
     if not ops or not _VREG.match(ops[0]) or op.startswith(("global_store", "buffer_store", "flat_store", "ds_write")):
         return

@@ -22,8 +22,8 @@ from __future__ import annotations
 import os
 import shutil
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from porter.state import CheckStatus, Frozen

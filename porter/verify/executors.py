@@ -17,17 +17,16 @@ A build is `porter.state.BuildResult` (a failed compile is data); a missing comp
 
 from __future__ import annotations
 
-import os
 import re
 import statistics
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 from porter import hardware
 from porter.state import BuildResult, Frozen, Timing
-from porter.toolchains import ToolchainMissing, find_tool, process
+from porter.toolchains import find_tool, process
 from porter.toolchains.hipcc import hip_on_cuda_dir, hip_on_cuda_flags
 from porter.toolchains.nvcc import find_nvcc
 

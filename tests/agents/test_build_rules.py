@@ -7,8 +7,8 @@ import pytest
 
 from porter import rules
 from porter.agents.translator.buildfiles import make_lines
-from porter.scan import build_lang
 from porter.rules import RuleContext, TextFile, run_rules
+from porter.scan import build_lang
 
 CMAKE = """\
 cmake_minimum_required(VERSION 3.18)

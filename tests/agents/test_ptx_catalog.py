@@ -86,7 +86,8 @@ def test_shuffle_width_comes_from_the_clamp_operand(c: str, call: str) -> None:
 def test_blocks_outside_the_catalog_stay_with_ptx001(body: str) -> None:
     (block,) = blocks(body)
     assert block.rewrite is None and block.reason
-    src = SourceFile("k.cu", f"__device__ void f(const float* p, unsigned a, unsigned b, float x, int pred) {{\n{body}\n}}\n".encode(), "cuda")
+    head = "__device__ void f(const float* p, unsigned a, unsigned b, float x, int pred)"
+    src = SourceFile("k.cu", f"{head} {{\n{body}\n}}\n".encode(), "cuda")
     result = run_rules(src, PTX_RULES, RuleContext(), agent="microarch")
     assert [f.rule for f in result.findings] == ["PTX001"]
     (finding,) = result.findings

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from porter.verify.failures import first_error, route_of, toolchain_gap
 from porter.run import port
 from porter.state import PortOptions
+from porter.verify.failures import first_error, route_of, toolchain_gap
 
 
 @pytest.mark.parametrize(("stderr", "cls", "agent"), [

@@ -90,7 +90,8 @@ def test_config_lists_read_from_both_sides_of_the_matmul_fixture() -> None:
 
 def test_pipelined_port_is_faster_than_an_unpipelined_baseline() -> None:
     # Same tiles and waves; num_stages 1 serialises each K-step's loads and MFMAs, 2 overlaps them.
-    port_cfg = "triton.Config({'BLOCK_M': 128, 'BLOCK_N': 128, 'BLOCK_K': 64, **_porter_amd_knobs(waves_per_eu=0, matrix_instr_nonkdim=16, kpack=1)}, num_warps=4, num_stages=2)"
+    port_cfg = ("triton.Config({'BLOCK_M': 128, 'BLOCK_N': 128, 'BLOCK_K': 64, "
+                "**_porter_amd_knobs(waves_per_eu=0, matrix_instr_nonkdim=16, kpack=1)}, num_warps=4, num_stages=2)")
     base_cfg = "triton.Config({'BLOCK_M': 128, 'BLOCK_N': 128, 'BLOCK_K': 64}, num_warps=4, num_stages=1)"
     e = est.estimate_kernel(_entry(), _autotuned(base_cfg), _autotuned(port_cfg))
     assert e is not None and e.verdict == "faster" and e.label == "estimated (perfmodel, gfx950)"
@@ -103,7 +104,8 @@ def test_pipelined_port_is_faster_than_an_unpipelined_baseline() -> None:
 def test_baseline_that_overflows_lds_does_not_fit() -> None:
     # (128 + 256) x 64 x 2 B = 48 KiB per stage; num_stages 5 on gfx950 needs at least 4 buffers,
     # 192 KiB, over the 160 KiB a workgroup may address. The port's 2 stages fit.
-    port_cfg = "triton.Config({'BLOCK_M': 128, 'BLOCK_N': 256, 'BLOCK_K': 64, **_porter_amd_knobs(waves_per_eu=0, matrix_instr_nonkdim=16, kpack=1)}, num_warps=4, num_stages=2)"
+    port_cfg = ("triton.Config({'BLOCK_M': 128, 'BLOCK_N': 256, 'BLOCK_K': 64, "
+                "**_porter_amd_knobs(waves_per_eu=0, matrix_instr_nonkdim=16, kpack=1)}, num_warps=4, num_stages=2)")
     base_cfg = "triton.Config({'BLOCK_M': 128, 'BLOCK_N': 256, 'BLOCK_K': 64}, num_warps=8, num_stages=5)"
     e = est.estimate_kernel(_entry(), _autotuned(base_cfg), _autotuned(port_cfg))
     assert e is not None and e.verdict == "baseline-does-not-fit" and e.baseline_us is None and e.ratio is None
@@ -161,7 +163,8 @@ def test_report_shows_the_estimate_labelled(tmp_path: Path, monkeypatch: pytest.
 
 
 def test_report_renders_each_estimate_verdict() -> None:
-    e = est.estimate_kernel(_entry(), _autotuned("triton.Config({'BLOCK_M': 128, 'BLOCK_N': 256, 'BLOCK_K': 64}, num_warps=8, num_stages=5)"),
+    e = est.estimate_kernel(_entry(),
+                            _autotuned("triton.Config({'BLOCK_M': 128, 'BLOCK_N': 256, 'BLOCK_K': 64}, num_warps=8, num_stages=5)"),
                             _autotuned("triton.Config({'BLOCK_M': 128, 'BLOCK_N': 256, 'BLOCK_K': 64}, num_warps=4, num_stages=2)"))
     state = PortState(run_id="r", source="/s", output="/o",
                       units={"mm.py": UnitResult(unit="mm.py", verdict="compiled", estimates=(e,))})

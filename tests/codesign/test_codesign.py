@@ -14,7 +14,8 @@ from porter import hardware
 from porter.cli import app
 from porter.codesign import ConfigError, codesign, load_config
 from porter.codesign.config import TrainingConfig
-from porter.codesign.sharding import plan as shard_plan, table_footprint, traffic
+from porter.codesign.sharding import plan as shard_plan
+from porter.codesign.sharding import table_footprint, traffic
 from porter.codesign.step import activations, backward_rows, dense_parameters, estimate, unique_rows
 
 EXAMPLES = resources.files("porter.codesign") / "examples"

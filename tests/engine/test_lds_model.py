@@ -60,7 +60,7 @@ def test_b128_with_padded_row_stride() -> None:
 
 def test_broadcast_and_inactive_lanes() -> None:
     assert conflicts([0] * 64, 4, GFX942).degree == 1  # one dword, one read
-    half = [4 * l if l < 32 else None for l in range(64)]
+    half = [4 * lane if lane < 32 else None for lane in range(64)]
     assert conflicts(half, 4, GFX942).per_phase == (1, 0)
     with pytest.raises(ValueError):
         conflicts([0] * 32, 4, GFX942)

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-
 from fake_github import FakeGitHub
 
 HERE = Path(__file__).parent

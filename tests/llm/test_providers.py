@@ -7,9 +7,7 @@ import pytest
 
 from porter.llm import ProviderError
 from porter.llm.exchange import Message, Prompt
-from porter.llm.providers import (
-    AnthropicProvider, ModelSpec, ModelSpecError, OpenAIProvider, edit_tool, open_provider, parse_spec,
-)
+from porter.llm.providers import AnthropicProvider, ModelSpec, ModelSpecError, OpenAIProvider, edit_tool, open_provider, parse_spec
 
 EDITS = "k.cu\n<<<<<<< SEARCH\n  cudaFooBar(x);\n=======\n  hipFooBar(x);\n>>>>>>> REPLACE"
 PROMPT = Prompt(system="You port CUDA.", task="repair/compile_error", max_output_tokens=777,

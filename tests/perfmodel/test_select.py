@@ -2,9 +2,9 @@
 
 import pytest
 
+from porter import hardware
 from porter.perfmodel import Gemm, predict, select
 from porter.perfmodel.select import candidates, space
-from porter import hardware
 
 
 @pytest.mark.parametrize("arch", ["gfx950", "h200", "gfx942"])

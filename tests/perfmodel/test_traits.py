@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from porter import hardware, triton_source as src
+from porter import hardware
+from porter import triton_source as src
 from porter.cli import app
 from porter.perfmodel import GemmConfig, Traits, select
 from porter.perfmodel.gemm import FP8_TRANSPOSE_PASSES, Candidates

@@ -44,8 +44,8 @@ def test_measured_space_is_what_fits_shared_memory(validate):
 def test_score_uses_confirmed_times_and_the_models_pick(validate, tmp_path):
     configs = validate.measured_space("h200", "bf16")[:40]
     labels = [c.label() for c in configs]
-    from porter.perfmodel.gemm import Candidates, Gemm, evaluate
     from porter import hardware
+    from porter.perfmodel.gemm import Candidates, Gemm, evaluate
 
     predicted, _ = evaluate(Gemm(4096, 4096, 4096), Candidates(configs, hardware.get("h200"), "bf16"))
     pick = labels[int(predicted.argmin())]

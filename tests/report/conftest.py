@@ -13,8 +13,19 @@ import pytest
 
 from porter.rules import Rule
 from porter.state import (
-    Attempt, BuildResult, Edit, FileKind, FileRecord, Finding, KernelInfo, KernelResources, Location, Patch,
-    PortState, Severity, UnitResult,
+    Attempt,
+    BuildResult,
+    Edit,
+    FileKind,
+    FileRecord,
+    Finding,
+    KernelInfo,
+    KernelResources,
+    Location,
+    Patch,
+    PortState,
+    Severity,
+    UnitResult,
 )
 
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "fixtures" / "reports"

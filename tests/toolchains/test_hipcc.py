@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from porter.toolchains.hipcc import (
-    HipccConfig, clang_command, cmake_clang_command, hip_on_cuda_dir, hipcc_env, hipcc_root, hipconfig, nvcc_command,
+    HipccConfig,
+    clang_command,
+    cmake_clang_command,
+    hip_on_cuda_dir,
+    hipcc_env,
+    hipcc_root,
+    hipconfig,
+    nvcc_command,
     run_build,
 )
 

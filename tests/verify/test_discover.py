@@ -14,15 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from porter.verify.discover import (
-    DiscoveredCheck,
-    data_files_of,
-    discover_checks,
-    expand,
-    needs_arguments,
-    parse_makefile,
-    self_checking,
-)
+from porter.verify.discover import DiscoveredCheck, data_files_of, discover_checks, expand, needs_arguments, parse_makefile, self_checking
 
 PROJECTS = Path(__file__).resolve().parents[2] / "fixtures" / "verify" / "projects"
 

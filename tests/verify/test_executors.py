@@ -12,8 +12,17 @@ import pytest
 from porter.state import BuildResult
 from porter.toolchains import ToolchainMissing
 from porter.verify.__main__ import summary
-from porter.verify.executors import (CudaExecutor, Executor, HipOnCudaExecutor, RocmExecutor, RunResult,
-                                     get_executor, parse_run_output, run_result, verdict)
+from porter.verify.executors import (
+    CudaExecutor,
+    Executor,
+    HipOnCudaExecutor,
+    RocmExecutor,
+    RunResult,
+    get_executor,
+    parse_run_output,
+    run_result,
+    verdict,
+)
 from porter.verify.project import run_commands, verify_project
 from porter.verify.spec import load_spec
 

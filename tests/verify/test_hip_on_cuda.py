@@ -356,7 +356,8 @@ int main() {
       const unsigned h = __builtin_bit_cast(unsigned short, (_Float16)x);
       if (!f16_ok(x, h)) ++errors;
     }
-    if ((float)__builtin_bit_cast(__bf16, (unsigned short)b) != [&] { unsigned w = b << 16; float f; memcpy(&f, &w, 4); return f; }()) ++errors;
+    const float widened = [&] { unsigned w = b << 16; float f; memcpy(&f, &w, 4); return f; }();
+    if ((float)__builtin_bit_cast(__bf16, (unsigned short)b) != widened) ++errors;
   }
   __bf16 acc = 1.0f;
   acc += 0.00390625f;  // 1 + 2^-8: a tie between 1 and 1 + 2^-7, rounds to even (1)

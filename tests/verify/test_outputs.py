@@ -11,16 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from porter.verify.outputs import (
-    ProgramRun,
-    compare_outputs,
-    float_tolerance,
-    line_kind,
-    markers,
-    numbers_of,
-    stable_values,
-    values_agree,
-)
+from porter.verify.outputs import ProgramRun, compare_outputs, float_tolerance, line_kind, markers, numbers_of, stable_values, values_agree
 
 RECORDED = Path(__file__).resolve().parents[2] / "fixtures" / "verify" / "outputs"
 

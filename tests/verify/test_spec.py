@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
-from porter.verify.spec import (ArrayArg, Initialiser, KernelSpec, ScalarArg, SpecError, evaluate, load_spec,
-                                parse_spec)
+from porter.verify.spec import ArrayArg, Initialiser, KernelSpec, ScalarArg, SpecError, evaluate, load_spec, parse_spec
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "verify"
 
@@ -124,5 +124,5 @@ def test_expressions() -> None:
 
 def test_kernel_spec_is_frozen() -> None:
     k = KernelSpec.model_validate(_kernel())
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         k.seed = 3  # type: ignore[misc]

@@ -19,15 +19,7 @@ import pytest
 
 from porter.verify.compare import compare_arrays
 from porter.verify.spec import ArrayArg, ScalarArg
-from porter.verify.triton_interp import (
-    InterpCheck,
-    TritonLaunch,
-    bf16_bits,
-    bf16_values,
-    check_port,
-    run_interpreted,
-    seeded_array,
-)
+from porter.verify.triton_interp import InterpCheck, TritonLaunch, bf16_bits, bf16_values, check_port, run_interpreted, seeded_array
 
 HEADER = "import triton\nimport triton.language as tl\n\n\n"
 # Kernels both Triton test modules use live in fixtures/verify/triton/; the rest are this file's own.

@@ -17,7 +17,6 @@ import pytest
 
 from porter.inventory import inventory
 from porter.state import FileKind
-
 from porter.verify.spec import ArrayArg, ScalarArg, SpecError, TritonSpec, load_spec, parse_spec
 from porter.verify.triton_units import verify_triton_unit
 

@@ -24,6 +24,7 @@ Fix safety: none: the fix is a smaller tile, which changes the algorithm's block
 from __future__ import annotations
 
 from collections.abc import Iterator
+
 from porter.kernel_facts import dynamic_sizes, kernels, kib, static_shared_bytes
 from porter.lds import GFX942, GFX950
 from porter.rules import Hit, RuleContext, rule

@@ -33,10 +33,9 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
-from porter import lds
 from porter import cuda_patterns as patterns
-from porter.kernel_facts import (
-    Eval, Kernel, SharedArray, block_shape, constant, kernels)
+from porter import lds
+from porter.kernel_facts import Eval, Kernel, SharedArray, block_shape, constant, kernels
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile

@@ -27,7 +27,6 @@ from collections.abc import Iterator
 from porter import cuda_patterns as patterns
 from porter.agents.microarch import wave_model
 from porter.agents.microarch.wave_sites import every_lane
-
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile

@@ -27,7 +27,14 @@ import re
 from collections.abc import Iterator
 
 from porter.agents.translator.buildfiles import (
-    FlagChange, Token, argument_value, arguments, cmake_flag_tokens, cmake_tree, commands, nvcc_arch_changes,
+    FlagChange,
+    Token,
+    argument_value,
+    arguments,
+    cmake_flag_tokens,
+    cmake_tree,
+    commands,
+    nvcc_arch_changes,
     nvcc_flag_changes,
 )
 from porter.rules import Hit, RuleContext, TextFile, rule

@@ -36,7 +36,7 @@ CAPABILITY = "torch.cuda.get_device_capability"
 
 
 @rule(id="TRI005", lang="triton", severity="warning", fix="safe")
-def target_checks(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
+def target_checks(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:  # noqa: C901 - one branch per NVIDIA target check; legacy, over the limit when ruff came in
     names = src.aliases(unit.module)
     if not ({"torch", "triton"} & {v.split(".")[0] for v in names.values()}):
         return
