@@ -17,7 +17,6 @@ The corpus root holds one extracted repository per folder; `--corpus` or $PORTER
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import re
@@ -28,25 +27,14 @@ import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from real_projects import stage  # bench/ is on the path when a bench script runs
+
 HERE = Path(__file__).resolve().parent
 LIST = HERE / "real_projects.toml"
 
 
 def slug(name: str) -> str:
     return re.sub(r"[^\w.+-]", "_", name)
-
-
-def stage(corpus: Path, prog: dict, dest: Path) -> None:
-    """The program and its support paths, copied at their paths relative to the repository."""
-    repo = corpus / prog["corpus"]
-    for rel in [prog["program"], *prog.get("support", [])]:
-        for src in sorted(glob.glob(str(repo / rel))):
-            target = dest / Path(src).relative_to(repo)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if Path(src).is_dir():
-                shutil.copytree(src, target, dirs_exist_ok=True)
-            else:
-                shutil.copy2(src, target)
 
 
 def port_one(corpus: Path, prog: dict, bundle: Path) -> dict:
