@@ -8,15 +8,20 @@ formatting, so an edit changes only the code it names.
 
 from __future__ import annotations
 
+import bisect
+import hashlib
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from porter.syntax import FileText
+from porter.triton_facts import Facts, facts_of
 
+_NEWLINE = re.compile(r"\r\n?|\n")  # how libcst's PositionProvider counts lines
 TRITON_IMPORT = re.compile(rb"^\s*(?:import\s+triton\b|from\s+triton\b)", re.M)
 
 
@@ -28,10 +33,59 @@ def is_triton(data: bytes) -> bool:
 def parse_error(data: bytes) -> str:
     """'' when libcst parses the file, else its message (with the line) for the scan's note."""
     try:
-        cst.parse_module(data.decode("utf-8"))
+        parsed(data)
     except cst.ParserSyntaxError as e:
         return f"libcst could not parse it (line {e.raw_line}, column {e.raw_column}): not ported"
     return ""
+
+
+def digest(data: bytes) -> bytes:
+    """What the parse and facts caches key a file's bytes by."""
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def parsed(data: bytes, key: bytes | None = None) -> MetadataWrapper:
+    """libcst's module of `data` with its position metadata, shared by everything that reads these
+    bytes: the scan's check, then each agent's rules while the file is unchanged (libcst trees are
+    immutable; rules never rewrite them, they return byte edits). Raises ParserSyntaxError."""
+    key = key or digest(data)
+    found = _PARSED.get(key)
+    if found is not None:
+        _PARSED.move_to_end(key)
+        return found
+    # Freshly parsed and never handed out for rewriting: no defensive deep copy of the tree.
+    found = MetadataWrapper(cst.parse_module(data.decode("utf-8")), unsafe_skip_copy=True)
+    _PARSED[key] = found
+    global _PARSED_BYTES
+    _PARSED_BYTES += len(data)
+    _SIZES[key] = len(data)
+    while _PARSED_BYTES > PARSED_KEEP_BYTES and len(_PARSED) > 1:
+        old, _ = _PARSED.popitem(last=False)
+        _PARSED_BYTES -= _SIZES.pop(old)
+    return found
+
+
+# libcst's trees take about 1 KiB of memory per byte of source: a few MiB of sources at most are kept.
+PARSED_KEEP_BYTES = 4 << 20
+_PARSED: OrderedDict[bytes, MetadataWrapper] = OrderedDict()
+_SIZES: dict[bytes, int] = {}
+_PARSED_BYTES = 0
+
+
+def facts(data: bytes, key: bytes | None = None) -> Facts | None:
+    """porter.triton_facts.facts_of, remembered for the last files read (the scan, then each agent)."""
+    key = key or digest(data)
+    if key in _FACTS:
+        _FACTS.move_to_end(key)
+        return _FACTS[key]
+    found = _FACTS[key] = facts_of(data)
+    while len(_FACTS) > FACTS_KEEP:
+        _FACTS.popitem(last=False)
+    return found
+
+
+FACTS_KEEP = 256
+_FACTS: OrderedDict[bytes, Facts | None] = OrderedDict()
 
 
 @dataclass
@@ -40,23 +94,66 @@ class PythonFile(FileText):
     memo: dict[str, object] = field(default_factory=dict, repr=False)
 
     @cached_property
+    def digest(self) -> bytes:
+        return digest(self.data)
+
+    @cached_property
+    def facts(self) -> Facts | None:
+        """What the module names, from Python's own parser (None if it cannot parse it): rules' `when` tests."""
+        return facts(self.data, self.digest)
+
+    @cached_property
     def wrapper(self) -> MetadataWrapper:
         """The parsed module with position metadata; raises libcst.ParserSyntaxError on bad input."""
-        # Freshly parsed and never shared: no defensive deep copy of the tree.
-        return MetadataWrapper(cst.parse_module(self.data.decode("utf-8")), unsafe_skip_copy=True)
+        return parsed(self.data, self.digest)
 
     @property
     def module(self) -> cst.Module:
         return self.wrapper.module
 
-    @cached_property
-    def positions(self):
-        return self.wrapper.resolve(PositionProvider)
-
     def span(self, node: cst.CSTNode) -> tuple[int, int]:
         """Byte offsets [start, end) of a node of `self.module`."""
-        r: CodeRange = self.positions[node]
+        r: CodeRange = self._position(node)
         return self.offset(r.start.line, r.start.column), self.offset(r.end.line, r.end.column)
+
+    def _position(self, node: cst.CSTNode) -> CodeRange:
+        """libcst's PositionProvider range of `node`, computed for its top-level statement only.
+
+        PositionProvider over a whole module regenerates its code with a position per node, and
+        cost more than parsing it; rules ask the span of a few nodes. A top-level statement's
+        code starts a line (its leading comments and blank lines included), so positions within
+        it, computed on a module of that statement alone, are the module's shifted by its first line.
+        """
+        from porter.triton_source import statement_of
+
+        found = statement_of(self.module, node)
+        if found is None:  # the module itself, or its header: the whole module's positions
+            return self.wrapper.resolve(PositionProvider)[node]
+        index, stmt = found
+        ranges = self._ranges.get(index)
+        if ranges is None:
+            module = self.module
+            mini = module.with_changes(header=(), body=(stmt,), footer=(), has_trailing_newline=True)
+            shift = self._first_lines[index] - 1
+            ranges = self._ranges[index] = {
+                n: CodeRange(CodePosition(r.start.line + shift, r.start.column), CodePosition(r.end.line + shift, r.end.column))
+                for n, r in MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider).items()}
+        return ranges[node]
+
+    @cached_property
+    def _ranges(self) -> dict[int, dict[cst.CSTNode, CodeRange]]:
+        return {}
+
+    @cached_property
+    def _first_lines(self) -> list[int]:
+        """The line each top-level statement's code (leading lines included) starts on."""
+        module = self.module
+        line = 1 + sum(len(_NEWLINE.findall(module.code_for_node(h))) for h in module.header)
+        firsts = []
+        for stmt in module.body:
+            firsts.append(line)
+            line += len(_NEWLINE.findall(module.code_for_node(stmt)))
+        return firsts
 
     def offset(self, line: int, column: int) -> int:
         """Byte offset of a libcst position (1-based line, 0-based column in characters)."""

@@ -9,6 +9,7 @@ libcst tree.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 import libcst as cst
@@ -141,6 +142,7 @@ class _Walk(cst.CSTVisitor):
         self.ends: list[int] = []
         self.parent: list[int] = []
         self.parent_of: dict[cst.CSTNode, cst.CSTNode] | None = None
+        self.tops: list[tuple[int, int, cst.CSTNode]] | None = None  # (walk index, body index, statement)
         self._open: list[int] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -171,6 +173,22 @@ def _walk(node: cst.CSTNode) -> _Walk:
     _WALKS.insert(0, walk)
     del _WALKS[_KEEP:]
     return walk
+
+
+def statement_of(module: cst.Module, node: cst.CSTNode) -> tuple[int, cst.CSTNode] | None:
+    """The top-level statement of `module` that holds `node` (itself included), with its index in
+    `module.body`; None for the module itself and what lies outside its statements."""
+    walk = _walk(module)
+    i = walk.at.get(id(node))
+    if i is None or walk.order[i] is not node:
+        return None
+    if walk.tops is None:
+        walk.tops = [(walk.at[id(s)], k, s) for k, s in enumerate(module.body)]
+    j = bisect.bisect_right(walk.tops, i, key=lambda t: t[0]) - 1
+    if j < 0:
+        return None
+    start, k, stmt = walk.tops[j]
+    return (k, stmt) if i < walk.ends[start] else None
 
 
 _ROW = re.compile(r"(\w+)\s*\[\s*:\s*,\s*None\s*\]")

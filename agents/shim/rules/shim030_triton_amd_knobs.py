@@ -51,7 +51,11 @@ def {AMD_KNOBS_HELPER}(**knobs):
     return knobs if on_amd else {{}}'''
 
 
-@rule(id="SHIM030", lang="triton", severity="info", fix="safe")
+def _uses_the_helper(unit: PythonFile) -> bool:
+    return AMD_KNOBS_HELPER.encode() in unit.data
+
+
+@rule(id="SHIM030", lang="triton", severity="info", fix="safe", when=_uses_the_helper)
 def triton_amd_knobs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
     module = unit.module
     body = module.body
