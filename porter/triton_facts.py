@@ -33,14 +33,19 @@ class Facts:
 
 def facts_of(data: bytes) -> Facts | None:
     """The module's facts; None when CPython cannot parse it (then nothing may be skipped)."""
+    tree = parse(data)
+    return None if tree is None else _facts(tree)
+
+
+def parse(data: bytes) -> ast.Module | None:
+    """CPython's tree of the module, None when it cannot parse it."""
     try:
         text = data.decode("utf-8")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences: a SyntaxWarning, not our business
-            tree = ast.parse(text)
+            return ast.parse(text)
     except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
         return None
-    return _facts(tree)
 
 
 def _dotted(node: ast.AST) -> str | None:
