@@ -77,7 +77,7 @@ def triton_note(rel: str, data: bytes) -> str:
     from porter.rules import readers
 
     unit = PythonFile(rel, data)
-    if unit.facts is not None and not readers(unit):
+    if not readers(unit) and unit.tree is not None:
         return ""
     return parse_error(data)
 

@@ -8,7 +8,9 @@ the calls, the keyword arguments, the @triton.jit kernels and their launches. A 
 fails is not run, and a module no rule reads is never parsed by libcst (porter.scan).
 
 Every test must be an over-approximation of its rule: true whenever the rule could yield a hit.
-The facts are a superset of what the libcst rules see (every Attribute chain, every import
+A test may look for words in the bytes first: every part of a dotted name the rules resolve is
+spelled in the file (in the expression or in the import that binds its head), and so is every
+keyword argument. The facts are a superset of what the libcst rules see (every Attribute chain, every import
 path and each of its prefixes, raw and resolved), so a test that asks "could this name occur"
 errs towards running the rule. A module CPython cannot parse has no facts: every rule runs.
 """
@@ -29,12 +31,6 @@ class Facts:
     autotuned: frozenset[str]      # names of @triton.jit functions (any one of the name) also @triton.autotune
     untuned: frozenset[str]        # names of @triton.jit functions (any one of the name) not autotuned
     launches: frozenset[tuple[str, str]]  # (kernel[...] name, keyword) for each `name[grid](..., keyword=...)`
-
-
-def facts_of(data: bytes) -> Facts | None:
-    """The module's facts; None when CPython cannot parse it (then nothing may be skipped)."""
-    tree = parse(data)
-    return None if tree is None else _facts(tree)
 
 
 def parse(data: bytes) -> ast.Module | None:
@@ -89,7 +85,8 @@ def _prefixes(path: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
-def _facts(tree: ast.Module) -> Facts:
+def facts_of(tree: ast.Module) -> Facts:
+    """The facts of a module CPython parsed (`parse`)."""
     imports: list[ast.Import | ast.ImportFrom] = []
     chains: list[str] = []
     call_funcs: list[str] = []

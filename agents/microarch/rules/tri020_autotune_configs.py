@@ -43,6 +43,8 @@ from porter.state import Edit
 
 
 def _tunes_a_kernel(unit: PythonFile) -> bool:
+    if b"autotune" not in unit.data or b"Config" not in unit.data:
+        return False
     facts = unit.facts
     return facts is None or ("triton.Config" in facts.calls and bool(facts.autotuned))
 

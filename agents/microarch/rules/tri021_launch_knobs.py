@@ -34,6 +34,9 @@ from porter.state import Edit, Severity
 
 
 def _launches_with_knobs(unit: PythonFile) -> bool:
+    data = unit.data
+    if b"jit" not in data or (b"num_warps" not in data and b"num_stages" not in data):
+        return False
     facts = unit.facts
     return facts is None or any(name in facts.untuned and knob in ("num_warps", "num_stages")
                                 for name, knob in facts.launches)

@@ -37,7 +37,8 @@ TF32 = ("torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf3
 
 
 def _names_cuda_extras(unit: PythonFile) -> bool:
-    if b"cud" not in unit.data:  # the module and the TF32 switches all name cuda or cudnn
+    data = unit.data
+    if not ((b"extra" in data and b"cuda" in data) or b"allow_tf32" in data):
         return False
     facts = unit.facts
     return facts is None or any(d.startswith(EXTRA_CUDA) or d in TF32 for d in facts.dotted)

@@ -36,8 +36,11 @@ CAPABILITY = "torch.cuda.get_device_capability"
 
 
 def _checks_target(unit: PythonFile) -> bool:
-    if b"get_current_target" in unit.data:  # the backend comparison reads the call's own spelling
+    data = unit.data
+    if b"get_current_target" in data:  # the backend comparison reads the call's own spelling
         return True
+    if b"get_device_capability" not in data and not (b"version" in data and b"cuda" in data):
+        return False
     facts = unit.facts
     return facts is None or (CAPABILITY in facts.calls or "torch.version.cuda" in facts.dotted)
 

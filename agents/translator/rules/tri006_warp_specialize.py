@@ -31,6 +31,8 @@ HINTS = {"triton.language.range": ("warp_specialize",),
 
 
 def _passes_hints(unit: PythonFile) -> bool:
+    if not any(k.encode() in unit.data for hints in HINTS.values() for k in hints):
+        return False
     facts = unit.facts
     return facts is None or any(k in facts.keywords for hints in HINTS.values() for k in hints)
 
