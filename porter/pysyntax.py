@@ -146,10 +146,12 @@ class PythonFile(FileText):
         if ranges is None:
             module = self.module
             mini = module.with_changes(header=(), body=(stmt,), footer=(), has_trailing_newline=True)
-            shift = self._first_lines[index] - 1
+            found = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
+            anchors = self._first_token_lines
+            shift = anchors[index] - found[stmt].start.line if anchors is not None else self._first_lines[index] - 1
             ranges = self._ranges[index] = {
                 n: CodeRange(CodePosition(r.start.line + shift, r.start.column), CodePosition(r.end.line + shift, r.end.column))
-                for n, r in MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider).items()}
+                for n, r in found.items()}
         return ranges[node]
 
     @cached_property
@@ -157,8 +159,24 @@ class PythonFile(FileText):
         return {}
 
     @cached_property
+    def _first_token_lines(self) -> list[int] | None:
+        """The line each top-level statement starts on, read from CPython's tree: a line of `a; b` is one libcst statement and two of CPython's. None when
+        there is no CPython tree or the two do not pair up."""
+        tree = self.tree
+        if tree is None:
+            return None
+        lines, j = [], 0
+        for stmt in self.module.body:
+            if j >= len(tree.body):
+                return None
+            lines.append(tree.body[j].lineno)  # a decorated def starts at `def` in both
+            j += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+        return lines if j == len(tree.body) else None
+
+    @cached_property
     def _first_lines(self) -> list[int]:
-        """The line each top-level statement's code (leading lines included) starts on."""
+        """The line each top-level statement's code (leading lines included) starts on, by
+        regenerating the module's code (without a CPython tree to read it from)."""
         module = self.module
         line = 1 + sum(len(_NEWLINE.findall(module.code_for_node(h))) for h in module.header)
         firsts = []
