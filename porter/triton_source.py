@@ -10,6 +10,7 @@ libcst tree.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 
 import libcst as cst
@@ -116,10 +117,9 @@ def kernels(module: cst.Module, names: dict[str, str]) -> dict[str, cst.Function
 def find(node: cst.CSTNode, kind: type | tuple[type, ...]) -> list:
     """Every descendant of one libcst node type (the node itself included), in source order.
 
-    The rules of a module ask this a dozen times; libcst walks a tree slowly (each visit
-    rebuilds every node), so the tree is walked once, its nodes listed in visiting order with
-    where each one's subtree ends, and every later question about it or any node inside it
-    is a slice of that list.
+    The rules of a module ask this a dozen times; the tree is walked once (`_Walk`), its nodes
+    listed in libcst's visiting order with where each one's subtree ends, and every later
+    question about it or any node inside it is a slice of that list.
     """
     walk = _walk(node)
     i = walk.at[id(node)]
@@ -135,27 +135,94 @@ def parents(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
     return walk.parent_of
 
 
-class _Walk(cst.CSTVisitor):
-    def __init__(self) -> None:
+class _Walk:
+    """A tree's nodes in libcst's visiting order (source order), each one's parent and subtree end.
+
+    libcst's own `visit` rebuilds and re-validates every node it passes, which costs more than
+    parsing. This walk reads the children straight from each node's fields instead, in the order
+    libcst visits them: learned once per node class by letting the class visit its children with
+    a recorder (`on_visit_attribute` names each field as it goes).
+    """
+
+    def __init__(self, root: cst.CSTNode) -> None:
         self.order: list[cst.CSTNode] = []
         self.at: dict[int, int] = {}
-        self.ends: list[int] = []
         self.parent: list[int] = []
         self.parent_of: dict[cst.CSTNode, cst.CSTNode] | None = None
         self.tops: list[tuple[int, int, cst.CSTNode]] | None = None  # (walk index, body index, statement)
-        self._open: list[int] = []
+        order, at, parent = self.order, self.at, self.parent
+        stack: list[tuple[cst.CSTNode, int]] = [(root, -1)]
+        pop, push = stack.pop, stack.append
+        while stack:
+            node, up = pop()
+            i = len(order)
+            at[id(node)] = i
+            order.append(node)
+            parent.append(up)
+            kids = _children(node)
+            for k in range(len(kids) - 1, -1, -1):
+                push((kids[k], i))
+        ends = list(range(1, len(order) + 1))
+        for i in range(len(order) - 1, 0, -1):  # a child's index is past its parent's: ends settle bottom-up
+            p = parent[i]
+            if ends[i] > ends[p]:
+                ends[p] = ends[i]
+        self.ends = ends
+
+
+def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """A node's children in libcst's visiting order (what `node.children` gives, without a rebuild)."""
+    cls = type(node)
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _learn(node)
+    kids: list[cst.CSTNode] = []
+    for name in fields[0]:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            kids.append(value)
+        elif isinstance(value, (tuple, list)):
+            kids.extend(value)
+    for name in fields[1]:  # fields libcst visits only when set (an f-string's format_spec)
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode) or (isinstance(value, (tuple, list)) and value):
+            return _children_slowly(node)
+    return kids
+
+
+class _FieldOrder(cst.CSTVisitor):
+    """Records the fields `root` visits, in order, without descending."""
+
+    def __init__(self, root: cst.CSTNode) -> None:
+        self.root = root
+        self.fields: list[str] = []
+        self.kids: list[cst.CSTNode] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        i = len(self.order)
-        self.at[id(node)] = i
-        self.order.append(node)
-        self.ends.append(0)
-        self.parent.append(self._open[-1] if self._open else -1)
-        self._open.append(i)
-        return True
+        self.kids.append(node)
+        return False
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self.ends[self._open.pop()] = len(self.order)
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        if node is self.root and attribute not in self.fields:
+            self.fields.append(attribute)
+
+
+def _learn(node: cst.CSTNode) -> tuple[list[str], list[str]]:
+    """The fields a node class visits in order, and its other fields (visited only when set, or never)."""
+    recorder = _FieldOrder(node)
+    node._visit_and_replace_children(recorder)
+    others = [f.name for f in dataclasses.fields(node) if f.name not in recorder.fields]
+    found = _FIELDS[type(node)] = (recorder.fields, others)
+    return found
+
+
+def _children_slowly(node: cst.CSTNode) -> list[cst.CSTNode]:
+    recorder = _FieldOrder(node)
+    node._visit_and_replace_children(recorder)
+    return recorder.kids
+
+
+_FIELDS: dict[type, tuple[list[str], list[str]]] = {}
 
 
 # The last trees walked, newest first. Each walk holds its root, so the ids of its nodes stay theirs.
@@ -168,8 +235,7 @@ def _walk(node: cst.CSTNode) -> _Walk:
         i = walk.at.get(id(node))
         if i is not None and walk.order[i] is node:
             return walk
-    walk = _Walk()
-    node.visit(walk)
+    walk = _Walk(node)
     _WALKS.insert(0, walk)
     del _WALKS[_KEEP:]
     return walk
