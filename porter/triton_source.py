@@ -123,7 +123,12 @@ def find(node: cst.CSTNode, kind: type | tuple[type, ...]) -> list:
     """
     walk = _walk(node)
     i = walk.at[id(node)]
-    return [n for n in walk.order[i:walk.ends[i]] if isinstance(n, kind)]
+    if i:
+        return [n for n in walk.order[i:walk.ends[i]] if isinstance(n, kind)]
+    found = walk.kinds.get(kind)  # the whole tree: each rule asks for its calls, imports, functions
+    if found is None:
+        found = walk.kinds[kind] = [n for n in walk.order if isinstance(n, kind)]
+    return list(found)
 
 
 def parents(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
@@ -150,6 +155,7 @@ class _Walk:
         self.parent: list[int] = []
         self.parent_of: dict[cst.CSTNode, cst.CSTNode] | None = None
         self.tops: list[tuple[int, int, cst.CSTNode]] | None = None  # (walk index, body index, statement)
+        self.kinds: dict[type | tuple[type, ...], list[cst.CSTNode]] = {}  # `find` over the whole tree
         order, at, parent = self.order, self.at, self.parent
         stack: list[tuple[cst.CSTNode, int]] = [(root, -1)]
         pop, push = stack.pop, stack.append
