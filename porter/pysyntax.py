@@ -146,12 +146,12 @@ class PythonFile(FileText):
         if ranges is None:
             module = self.module
             mini = module.with_changes(header=(), body=(stmt,), footer=(), has_trailing_newline=True)
-            found = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
+            mini_ranges = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
             anchors = self._first_token_lines
-            shift = anchors[index] - found[stmt].start.line if anchors is not None else self._first_lines[index] - 1
+            shift = anchors[index] - mini_ranges[stmt].start.line if anchors is not None else self._first_lines[index] - 1
             ranges = self._ranges[index] = {
                 n: CodeRange(CodePosition(r.start.line + shift, r.start.column), CodePosition(r.end.line + shift, r.end.column))
-                for n, r in found.items()}
+                for n, r in mini_ranges.items()}
         return ranges[node]
 
     @cached_property
@@ -160,8 +160,9 @@ class PythonFile(FileText):
 
     @cached_property
     def _first_token_lines(self) -> list[int] | None:
-        """The line each top-level statement starts on, read from CPython's tree: a line of `a; b` is one libcst statement and two of CPython's. None when
-        there is no CPython tree or the two do not pair up."""
+        """The line each top-level statement starts on, read from CPython's tree (a line of `a; b`
+        is one libcst statement and two of CPython's). None when there is no CPython tree or the
+        two do not pair up."""
         tree = self.tree
         if tree is None:
             return None

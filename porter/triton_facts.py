@@ -94,12 +94,11 @@ def facts_of(tree: ast.Module) -> Facts:
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
     subscript_calls: list[tuple[str, list[str]]] = []
     for node in ast.walk(tree):
-        kind = type(node)
-        if kind is ast.Attribute or kind is ast.Name:
+        if isinstance(node, (ast.Attribute, ast.Name)):
             d = _dotted(node)
             if d:
                 chains.append(d)
-        elif kind is ast.Call:
+        elif isinstance(node, ast.Call):
             d = _dotted(node.func)
             if d:
                 call_funcs.append(d)
@@ -108,9 +107,9 @@ def facts_of(tree: ast.Module) -> Facts:
             func = node.func
             if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name):
                 subscript_calls.append((func.value.id, named))
-        elif kind is ast.Import or kind is ast.ImportFrom:
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
             imports.append(node)
-        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.append(node)
     names = _aliases(imports)
     dotted: set[str] = set()

@@ -92,3 +92,40 @@ def test_a_module_cpython_cannot_parse_still_gets_libcsts_verdict() -> None:
     kind, note = classify("broken.py", b"import triton\ndef f(:\n    pass\n")
     assert kind == FileKind.triton
     assert note.startswith("libcst could not parse it (line ") and note.endswith(": not ported")
+
+
+class _LibcstOrder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.order: list[cst.CSTNode] = []
+        self.parent: list[int] = []
+        self._open: list[int] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.parent.append(self._open[-1] if self._open else -1)
+        self._open.append(len(self.order))
+        self.order.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self._open.pop()
+
+
+WALKED = {**{n: t.encode() for n, t in EDGES.items()},
+          "fstrings.py": b"x = f'{a!r:>{w}}' f\"{b=}\" + f'{c:{d}.{e}f}'\n",
+          "match.py": b"match p:\n    case {'k': [1, *rest]} | Point(x=0) if rest:\n        pass\n    case _:\n        pass\n",
+          "misc.py": b"lambda *a, b=1, **k: (yield)\nasync def f():\n    async with a as b, c:\n        await d\n"
+                     b"del x[1:2, ::3]\nglobal g\nwhile (n := 1): break\nelse: pass\ntry:\n    pass\n"
+                     b"except* E as e:\n    raise X from e\nfinally:\n    pass\n"}
+
+
+@pytest.mark.parametrize("name", sorted(WALKED))
+def test_the_walk_is_libcsts_visiting_order(name: str) -> None:
+    module = cst.parse_module(WALKED[name].decode())
+    expected = _LibcstOrder()
+    module.visit(expected)
+    walk = src._Walk(module)
+    assert len(walk.order) == len(expected.order)
+    assert all(a is b for a, b in zip(walk.order, expected.order))
+    assert walk.parent == expected.parent
+    assert all(walk.ends[i] == max([i + 1] + [walk.ends[j] for j, p in enumerate(walk.parent) if p == i])
+               for i in range(len(walk.order)))
