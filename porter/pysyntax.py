@@ -12,6 +12,7 @@ import ast
 import hashlib
 import re
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -142,20 +143,22 @@ class PythonFile(FileText):
         if found is None:  # the module itself, or its header: the whole module's positions
             return self.wrapper.resolve(PositionProvider)[node]
         index, stmt = found
-        ranges = self._ranges.get(index)
-        if ranges is None:
+        known = self._ranges.get(index)
+        if known is None:
             module = self.module
             mini = module.with_changes(header=(), body=(stmt,), footer=(), has_trailing_newline=True)
-            mini_ranges = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
+            ranges = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
             anchors = self._first_token_lines
-            shift = anchors[index] - mini_ranges[stmt].start.line if anchors is not None else self._first_lines[index] - 1
-            ranges = self._ranges[index] = {
-                n: CodeRange(CodePosition(r.start.line + shift, r.start.column), CodePosition(r.end.line + shift, r.end.column))
-                for n, r in mini_ranges.items()}
-        return ranges[node]
+            shift = anchors[index] - ranges[stmt].start.line if anchors is not None else self._first_lines[index] - 1
+            known = self._ranges[index] = (ranges, shift)
+        ranges, shift = known
+        r = ranges[node]
+        return CodeRange(CodePosition(r.start.line + shift, r.start.column), CodePosition(r.end.line + shift, r.end.column))
 
     @cached_property
-    def _ranges(self) -> dict[int, dict[cst.CSTNode, CodeRange]]:
+    def _ranges(self) -> dict[int, tuple[Mapping[cst.CSTNode, CodeRange], int]]:
+        """By top-level statement: libcst's ranges on a module of that statement alone, and the
+        lines to add to them."""
         return {}
 
     @cached_property

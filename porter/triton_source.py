@@ -123,12 +123,26 @@ def find(node: cst.CSTNode, kind: type | tuple[type, ...]) -> list:
     """
     walk = _walk(node)
     i = walk.at[id(node)]
+    of_kind = _OF_KIND.get(kind)
+    if of_kind is None:
+        of_kind = _OF_KIND[kind] = {}
     if i:
-        return [n for n in walk.order[i:walk.ends[i]] if isinstance(n, kind)]
+        return [n for n in walk.order[i:walk.ends[i]] if _is_a(type(n), kind, of_kind)]
     found = walk.kinds.get(kind)  # the whole tree: each rule asks for its calls, imports, functions
     if found is None:
-        found = walk.kinds[kind] = [n for n in walk.order if isinstance(n, kind)]
+        found = walk.kinds[kind] = [n for n in walk.order if _is_a(type(n), kind, of_kind)]
     return list(found)
+
+
+def _is_a(cls: type, kind: type | tuple[type, ...], of_kind: dict[type, bool]) -> bool:
+    """issubclass(cls, kind), remembered in `of_kind` (libcst's node classes are ABCs: slow to ask)."""
+    found = of_kind.get(cls)
+    if found is None:
+        found = of_kind[cls] = issubclass(cls, kind)
+    return found
+
+
+_OF_KIND: dict[type | tuple[type, ...], dict[type, bool]] = {}
 
 
 def parents(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
@@ -185,15 +199,28 @@ def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
     kids: list[cst.CSTNode] = []
     for name in fields[0]:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            kids.append(value)
-        elif isinstance(value, (tuple, list)):
+        kind = type(value)
+        if kind is tuple or kind is list:
             kids.extend(value)
+        elif _is_node(kind):
+            kids.append(value)
     for name in fields[1]:  # fields libcst visits only when set (an f-string's format_spec)
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode) or (isinstance(value, (tuple, list)) and value):
+        kind = type(value)
+        if ((kind is tuple or kind is list) and value) or _is_node(kind):
             return _children_slowly(node)
     return kids
+
+
+def _is_node(kind: type) -> bool:
+    """issubclass(kind, cst.CSTNode), remembered: CSTNode is an ABC, and asking it is slow."""
+    found = _NODE_TYPES.get(kind)
+    if found is None:
+        found = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
+    return found
+
+
+_NODE_TYPES: dict[type, bool] = {}
 
 
 class _FieldOrder(cst.CSTVisitor):
