@@ -13,7 +13,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv > "$out/gpu.tx
 for mode in emulated native; do
   flag=""; [ "$mode" = native ] && flag=-DPORTER_HOC_PLATFORM_NVIDIA
   nvcc -std=c++17 -O3 -arch=sm_90 -I$shim --options-file $shim/nvcc.opts $flag -x cu \
-    bench/hip_on_cuda_collectives.hip -o /tmp/coll_$mode > "$out/coll_build_$mode.txt" 2>&1 &
+    bench/hip_on_cuda_collectives.hip -o /tmp/coll_$mode --resource-usage > "$out/coll_build_$mode.txt" 2>&1 &
 done
 python3 bench/hip_on_cuda_control.py build --corpus "${PORTER_CORPUS:-corpus}" --out /tmp/ctl --jobs 12 \
   --allow-failures > "$out/control_build.txt" 2>&1
@@ -21,4 +21,6 @@ wait
 for mode in emulated native; do
   timeout 120 /tmp/coll_$mode > "$out/collectives_$mode.txt" 2>&1; echo "exit $?" >> "$out/collectives_$mode.txt"
 done
+# The emulated kernels' machine code, for reading where a collective's time goes.
+if command -v cuobjdump > /dev/null; then cuobjdump -sass /tmp/coll_emulated > "$out/coll_emulated.sass" 2>&1; fi
 python3 bench/hip_on_cuda_control.py run --bin /tmp/ctl --out "$out/control.json" --timeout 60 > "$out/control_run.txt" 2>&1
