@@ -21,39 +21,29 @@
  *     from __activemask. Liveness of a warp's lanes is taken with __ballot_sync over the lanes
  *     that exist, which exited threads do not block (CUDA Programming Guide, warp vote).
  *
- * Wave barrier. Each warp counts the barriers it has passed in its arrival word and waits for
- * the other warp's count to reach its own (every lane spins on the partner's word, then one
- * __syncwarp reconverges the warp). The ordering of the two warps' data is then settled without
- * a fence where possible: when both warps take part with all 32 lanes, by the hardware named
- * barrier of the wave (`barrier.sync wave+1, 64`), entered only once each warp has seen the
- * other arrive at this very barrier; otherwise by release/acquire (see arrive_and_wait). A
- * named barrier cannot serve alone: PTX releases a barrier held up by exiting threads only for
- * barriers of all threads of the CTA (PTX ISA, "exit"), so a wave one of whose warps returned -
- * on AMD simply a wave with half its lanes inactive, e.g. an edge tile that one warp leaves -
- * would wait forever.
- *   Nothing on an NVIDIA GPU tells a warp that another warp has exited: no special register or
- * instruction reads another warp's state, `bar.sync 0` accounts for exited warps but only as a
- * barrier of the whole CTA (the other waves are not at it), and there is no hook at a thread's
- * return that could leave a mark (ports are plain HIP; an exit is simply the end of the kernel
- * function). So the wait is bounded: after PORTER_HOC_ABSENT_MS (default 100) of %globaltimer
- * without the other warp arriving, the waiting warp presumes it exited, marks its word
- * "presumed exited" by compare-and-swap (which fails if it arrived meanwhile) and goes on with
- * those 32 lanes inactive - AMD's semantics for exited lanes, and for lanes that branched
- * elsewhere while this collective ran. That costs one wait per such wave and block; later
- * collectives of the warp see its own "alone" bit and do not wait. If the presumed warp was in
- * fact alive, its arrival (an atomic exchange, which returns the mark) or its next collective
- * traps with a message naming the block and the wave: the run fails loudly, never with a silent
- * wrong value and never with a hang. A shorter bound would turn a slow but live half into a
- * false alarm, so the bound stays; what is avoided is waiting at all where no partner is needed:
- * collectives whose sources all lie in the caller's own warp (segments of <= 32 lanes, lane
- * masks < 32) do not use the barrier, so a 16-lane reduction under `if (threadIdx.y == 0)`
- * never waits.
+ * Wave barrier. A hardware named barrier (`barrier.sync id, 64`) cannot serve: PTX releases a
+ * barrier held up by exiting threads only for barriers of all threads of the CTA (PTX ISA,
+ * "exit"), so a wave one of whose warps returned - on AMD simply a wave with half its lanes
+ * inactive, e.g. an edge tile that one warp leaves - would wait forever. Instead each warp
+ * counts the barriers it has passed in its arrival word, and waits for the other warp's count
+ * to reach its own. Nothing on an NVIDIA GPU tells a warp that another warp has exited, so the
+ * wait is bounded: after PORTER_HOC_ABSENT_MS (default 100) of %globaltimer without the other
+ * warp arriving, the waiting warp presumes it exited, says so in its own arrival word (an
+ * "absent" bit; each warp writes only its own word, with plain stores) and goes on with those
+ * 32 lanes inactive - AMD's semantics for exited lanes, and for lanes that branched elsewhere
+ * while this collective ran. That costs one wait per such wave and block; later collectives
+ * of the warp see its own bit and do not wait. A decision taken in the very instant the
+ * partner arrives is undone (both sides fence between their store and their load of the
+ * other's word, so at least one sees the other). If the presumed warp was in fact alive, its
+ * next collective finds the bit and traps with a message naming the block and the wave: the
+ * run fails loudly, never with a silent wrong value and never with a hang. Collectives whose
+ * sources all lie in the caller's own warp (segments of <= 32 lanes) do not use the barrier
+ * at all, so a 16-lane reduction under `if (threadIdx.y == 0)` never waits.
  *   Shared memory is not initialised at launch, so an arrival word carries a tag of its block
  *   and launch (%gridid, the launch's number in the context, and the linear block index) and a
- *   word with another tag reads as "no barrier passed yet". Word layout: bits 63..44 %gridid
- *   mod 2^20, 43..12 the block index mod 2^32, 11..8 flags (released, full, presumed exited,
- *   alone), 7..0 the count mod 256 (the two warps of a wave are never more than one barrier
- *   apart).
+ *   word with another tag reads as "no barrier passed yet". Word layout: bits 63..41 %gridid
+ *   mod 2^23, 40..9 the block index mod 2^32, 8 the absent bit, 7..0 the count mod
+ *   256 (the two warps of a wave are never more than one barrier apart).
  *
  * Contract (what ported code must satisfy here; violations are undefined: wrong values or a
  * trap with a message)
@@ -73,8 +63,7 @@
  *
  * Cost: 8.9 KiB of static shared memory per block in kernels that use a collective (two
  * buffers x 16 waves x 64 lanes x 4 bytes, plus the per-warp words), counted against the 48 KiB
- * static limit and the opt-in maximum of dynamic shared memory; the 16 named barriers of the
- * CTA (ptxas reports "used 16 barriers": the id is a register). A collective costs one wave
+ * static limit and the opt-in maximum of dynamic shared memory. A collective costs one wave
  * barrier (two for a 64-bit value); a shuffle whose sources all lie in the caller's 32-lane
  * half (a segment of <= 32 lanes, a lane mask < 32) is CUDA's own warp shuffle and waits for
  * nobody.
@@ -135,13 +124,14 @@ __device__ inline WavePos wave_pos() {
 
 /* ---- the wave barrier (see "Wave barrier" above) ---- */
 
-constexpr unsigned long long kArrivalCount = 0xffull;       // bits 7..0: barriers passed
-constexpr unsigned long long kArrivalAlone = 0x100ull;      // bit 8: this warp goes on alone
-constexpr unsigned long long kArrivalPresumed = 0x200ull;   // bit 9: set by the partner: "exited"
-constexpr unsigned long long kArrivalFull = 0x400ull;       // bit 10: all 32 lanes took part
-constexpr unsigned long long kArrivalReleased = 0x800ull;   // bit 11: writes released (see below)
-constexpr unsigned long long kArrivalTag = ~0xfffull;       // bits 63..12: block and launch
+constexpr unsigned long long kArrivalCount = 0xffull;    // bits 7..0
+constexpr unsigned long long kArrivalAbsent = 0x100ull;  // bit 8: "I go on without my partner"
+constexpr unsigned long long kArrivalFinal = 0x200ull;   // bit 9: ... and that decision is final
+constexpr unsigned long long kArrivalTag = ~0x3ffull;    // bits 63..10
 constexpr unsigned long long kAbsentNs = 1000000ull * PORTER_HOC_ABSENT_MS;
+/* How long a late warp waits for its partner to withdraw an "absent" decision taken in the
+ * same instant (see arrive_and_wait): far longer than the few instructions that takes. */
+constexpr unsigned long long kGraceNs = 2000000ull;
 
 /* The arrival words, one per warp, in their own shared variable: the MFMA emulation
  * (porter_hoc/mfma.h) synchronises through them without paying for WaveScratch's buffers. */
@@ -150,15 +140,14 @@ __device__ inline unsigned long long (&arrivals())[kMaxWaves][2] {
   return words;
 }
 
-/* This block of this launch, in the tag bits of an arrival word: %gridid mod 2^20 and the
- * linear block index mod 2^32. */
+/* This block of this launch, in the tag bits of an arrival word. */
 __device__ inline unsigned long long arrival_tag() {
   unsigned long long grid;
   asm("mov.u64 %0, %%gridid;" : "=l"(grid));
   const unsigned long long block =
       blockIdx.x + static_cast<unsigned long long>(gridDim.x) *
                        (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
-  return ((grid << 32) | (block & 0xffffffffull)) << 12;
+  return ((grid << 32) | (block & 0xffffffffull)) << 10;
 }
 
 __device__ inline unsigned long long globaltimer_ns() {
@@ -188,32 +177,8 @@ __device__ inline void store_relaxed(unsigned long long* w, unsigned long long v
 __device__ inline void store_release(unsigned long long* w, unsigned long long v) {
   asm volatile("st.release.cta.shared.u64 [%0], %1;" ::"r"(shared_addr(w)), "l"(v) : "memory");
 }
-/* Atomic exchange, relaxed or release; returns the old word. */
-__device__ inline unsigned long long exchange_relaxed(unsigned long long* w, unsigned long long v) {
-  unsigned long long old;
-  asm volatile("atom.relaxed.cta.shared.exch.b64 %0, [%1], %2;" : "=l"(old) : "r"(shared_addr(w)), "l"(v) : "memory");
-  return old;
-}
-__device__ inline unsigned long long exchange_release(unsigned long long* w, unsigned long long v) {
-  unsigned long long old;
-  asm volatile("atom.release.cta.shared.exch.b64 %0, [%1], %2;" : "=l"(old) : "r"(shared_addr(w)), "l"(v) : "memory");
-  return old;
-}
-/* Atomic compare-and-swap (relaxed); returns the old word. */
-__device__ inline unsigned long long compare_swap(unsigned long long* w, unsigned long long expected,
-                                                  unsigned long long v) {
-  unsigned long long old;
-  asm volatile("atom.relaxed.cta.shared.cas.b64 %0, [%1], %2, %3;"
-               : "=l"(old)
-               : "r"(shared_addr(w)), "l"(expected), "l"(v)
-               : "memory");
-  return old;
-}
-/* The hardware barrier of the two warps of wave `wave` (< 15): named barrier wave + 1 (0 is
- * __syncthreads), 64 threads. Only ever entered once both warps are known to enter it too. */
-__device__ inline void named_barrier_64(unsigned wave) {
-  asm volatile("barrier.sync %0, 64;" ::"r"(wave + 1u) : "memory");
-}
+/* The sequentially consistent fence of the Dekker pattern below. */
+__device__ inline void fence_sc() { asm volatile("fence.sc.cta;" ::: "memory"); }
 
 /* The calling warp was presumed exited by its partner, but is running: say so and stop. */
 __device__ __noinline__ inline void presumed_exited_but_alive(unsigned wave, unsigned half) {
@@ -238,11 +203,10 @@ __device__ inline bool reached(unsigned long long count, unsigned long long targ
 }
 
 /* Where the calling warp stands before its next barrier, read by every lane from its warp's
- * own arrival word (written by the warp's leader before the __syncwarp that ended the warp's
- * previous barrier, or by the partner's mark). */
+ * own arrival word (written only by the warp's leader, before the __syncwarp that ended the
+ * warp's previous barrier). */
 struct Arrival {
   unsigned long long tag;     // this block and launch
-  unsigned long long seen;    // the warp's own word as read
   unsigned long long target;  // the warp's barrier count after the next barrier (mod 256)
   bool alone;                 // the partner was presumed exited: no more waiting for it
 };
@@ -250,110 +214,89 @@ struct Arrival {
 __device__ inline Arrival arrival_begin(const WavePos& p) {
   Arrival a;
   a.tag = arrival_tag();
-  a.seen = load_relaxed(&arrivals()[p.wave][p.half]);
-  const bool ours = (a.seen & kArrivalTag) == a.tag;
-  a.target = ((ours ? (a.seen & kArrivalCount) : 0ull) + 1ull) & kArrivalCount;
-  a.alone = ours && (a.seen & kArrivalAlone);
-  if (ours && (a.seen & kArrivalPresumed)) presumed_exited_but_alive(p.wave, p.half);
+  const unsigned long long seen = load_relaxed(&arrivals()[p.wave][p.half]);
+  const bool ours = (seen & kArrivalTag) == a.tag;
+  a.target = ((ours ? (seen & kArrivalCount) : 0ull) + 1ull) & kArrivalCount;
+  a.alone = ours && (seen & kArrivalAbsent);
   return a;
 }
 
-/* Every live lane of the calling warp: publish the warp's arrival, wait for the other warp's,
- * order the two warps' shared-memory writes before each other's reads, and reconverge. Returns
- * whether the other warp took part.
+/* Every live lane of the calling warp: publish the warp's arrival (its leader, after the
+ * __syncwarp that orders every lane's writes before it), wait for the other warp's, and
+ * reconverge. Returns whether the other warp took part.
  *
- * Arrival: the warp's leader, after the __syncwarp that orders every lane's writes before it,
- * exchanges its own word for (tag, target count, flags) atomically. Every lane then spins on
- * the partner's word until its count reaches the target: the partner has arrived, alive. Only
- * then is the ordering of the data settled, by one of two means, chosen by the two "full" flags
- * of the arrivals (a warp is full when all its 32 lanes take part), which both warps read alike:
- *   - both full: `barrier.sync wave+1, 64`, the hardware named barrier of the two warps. It
- *     orders memory among its threads (PTX ISA, barrier: the accesses requested before it are
- *     performed relative to all participants) and costs no fence. It is safe here because each
- *     warp enters it only after seeing the other's arrival at this very barrier: a warp that
- *     exited never arrives, so nobody waits for it in hardware (PTX releases a counted barrier
- *     held up by exited threads only for barriers of the whole CTA - ISA, "exit" - which is why
- *     it cannot serve alone). A warp with inactive lanes cannot enter it (its non-aligned form
- *     waits for every non-exited lane of the warp, and a lane in another branch never comes),
- *     nor can wave 15 (16 barriers per CTA, 0 is __syncthreads').
- *   - otherwise release/acquire: a warp that is not full arrives with a release exchange; a
- *     full warp whose partner is not full adds a "released" flag with a release store once it
- *     sees that; every lane spins with acquire loads, and a lane of a partial warp also waits
- *     for the flag of a full partner.
- * The final __syncwarp reconverges the warp: lanes leave the spin at different iterations, and
- * the next collective's __activemask() must see the whole warp again (the experiment reverted
- * as 5db1eb2 lacked it and failed ballot_popc and split_wave).
+ * Every lane spins on the partner's word with acquire loads (no broadcast from the leader), so
+ * a lane that sees the partner's arrival has acquired the partner's writes itself. The final
+ * __syncwarp reconverges the warp: lanes leave the spin at different iterations, and the next
+ * collective's __activemask() must see the whole warp again (the experiment of the previous
+ * session, reverted as 5db1eb2, lacked it and failed ballot_popc and split_wave).
  *
- * Absent partner. Only the leader watches the clock. After PORTER_HOC_ABSENT_MS without the
- * partner's arrival it marks the partner's word "presumed exited" by compare-and-swap against
- * the value it last read: the swap fails if the partner arrived meanwhile (then they pair), and
- * if it succeeds, the partner's own arrival - an atomic exchange - returns the mark, or its next
- * arrival_begin reads it, and it traps with a message. Then the leader sets "alone" in its own
- * word, which the other lanes look for while they spin, and later collectives of the warp read
- * and do not wait. No fence is needed for this: the two atomics on the partner's word are
- * ordered, and exactly one of them sees the other. */
+ * Absent partner. Each warp writes only its own word. Only the leader watches the clock: after
+ * PORTER_HOC_ABSENT_MS it sets the absent bit in its own word ("I go on without my partner"),
+ * fences, and re-reads the partner's word; if the partner did arrive, it clears the bit and
+ * pairs, else it adds the final bit, which the other lanes of its warp look for while they
+ * spin. The race between that decision and a late arrival is closed Dekker-style: the arriving
+ * leader stores its arrival, fences (fence.sc), then loads; the giving-up leader stores its
+ * bit, fences, then loads - at least one of the two sees the other. A lane that sees the
+ * partner's absent bit waits a short grace for it to be cleared; if it stays, the partner
+ * arrived after being given up for exited, and traps with a message. Any disagreement between
+ * the two warps therefore ends in that trap, never in silently wrong values or a hang. */
 __device__ inline bool arrive_and_wait(const WavePos& p, unsigned live_mine, const Arrival& a) {
   unsigned long long* mine = &arrivals()[p.wave][p.half];
-  unsigned long long* other = &arrivals()[p.wave][p.half ^ 1u];
+  const unsigned long long* other = &arrivals()[p.wave][p.half ^ 1u];
   const bool leader = (p.lane % 32u) == static_cast<unsigned>(__ffs(live_mine) - 1);
   porter_hoc_cuda_syncwarp(live_mine);  // every lane's writes before the leader's arrival
   if (a.alone) {
-    if (leader) store_relaxed(mine, a.tag | kArrivalAlone | a.target);
+    if (leader) store_relaxed(mine, a.tag | kArrivalAbsent | kArrivalFinal | a.target);
     porter_hoc_cuda_syncwarp(live_mine);  // the new count before any lane's next arrival_begin
     return false;
   }
-  const bool full = live_mine == 0xffffffffu && p.wave < 15u;
-  const unsigned long long arrival = a.tag | (full ? kArrivalFull : 0ull) | a.target;
-  unsigned long long old = 0;
-  if (leader) old = full ? exchange_relaxed(mine, arrival) : exchange_release(mine, arrival);
-  bool partner = true, hardware = false;
+  if (leader) {
+    store_release(mine, a.tag | a.target);  // releases the warp's writes (cumulative)
+    fence_sc();                             // the arrival before the loads below (Dekker)
+  }
+  bool partner = true;
   unsigned long long start = 0;
   unsigned sleep_ns = 0;
   for (unsigned spins = 0;; ++spins) {
-    const unsigned long long w = load_acquire(other);
-    const bool ours = (w & kArrivalTag) == a.tag;
-    const bool arrived = ours && !(w & (kArrivalPresumed | kArrivalAlone)) && reached(w & kArrivalCount, a.target);
-    if (arrived) {
-      const bool at_target = (w & kArrivalCount) == a.target;  // not already one barrier on
-      const bool partner_full = at_target && (w & kArrivalFull);
-      if (full && partner_full) {  // both full: the named barrier orders the data
-        hardware = true;
-        break;
-      }
-      if (full) {  // a partial partner reads this warp's data after its release
-        if (leader && at_target) store_release(mine, arrival | kArrivalReleased);
-        break;
-      }
-      // A partial warp: a full partner at this barrier releases its data later (see above).
-      if (!partner_full || (w & kArrivalReleased)) break;
-    } else if (ours && (w & kArrivalAlone) && leader && old != a.seen) {
-      presumed_exited_but_alive(p.wave, p.half);  // the partner marked this warp before it arrived
+    unsigned long long w = load_acquire(other);
+    if ((w & kArrivalTag) == a.tag && (w & kArrivalAbsent)) {
+      // The partner decided to go on without this warp. If it decided before seeing this
+      // arrival, it will see it on its re-read and clear the bit: wait a grace for that.
+      const unsigned long long t0 = globaltimer_ns();
+      while ((w & kArrivalAbsent) && (w & kArrivalTag) == a.tag && globaltimer_ns() - t0 < kGraceNs)
+        w = load_acquire(other);
+      if ((w & kArrivalTag) == a.tag && (w & kArrivalAbsent)) presumed_exited_but_alive(p.wave, p.half);
+      continue;
     }
+    if (reached(count_of(w, a.tag), a.target)) break;
     if ((spins & 63u) != 63u) continue;
     if (!leader) {
       const unsigned long long own = load_relaxed(mine);
-      if ((own & kArrivalTag) == a.tag && (own & kArrivalAlone)) {  // the leader gave up
+      if ((own & kArrivalTag) == a.tag && (own & kArrivalFinal)) {  // the leader gave up
         partner = false;
         break;
       }
-    } else if (!arrived) {  // watch the clock
+    } else {
       const unsigned long long now = globaltimer_ns();
       if (start == 0 || now < start) start = now;  // first look (or the driver set the timer back)
       if (now - start > kAbsentNs) {
-        const unsigned long long mark = a.tag | kArrivalPresumed | (ours ? (w & kArrivalCount) : 0ull);
-        if (compare_swap(other, w, mark) == w) {  // fails if the partner arrived meanwhile
-          store_relaxed(mine, a.tag | kArrivalAlone | a.target);
-          partner = false;
+        store_relaxed(mine, a.tag | kArrivalAbsent | a.target);
+        fence_sc();  // the decision before the re-read (Dekker)
+        const unsigned long long again = load_acquire(other);
+        if ((again & kArrivalTag) == a.tag && !(again & kArrivalAbsent) &&
+            reached(again & kArrivalCount, a.target)) {  // it arrived meanwhile: pair
+          store_relaxed(mine, a.tag | a.target);
           break;
         }
-        continue;  // it arrived meanwhile: look again
+        store_relaxed(mine, a.tag | kArrivalAbsent | kArrivalFinal | a.target);
+        partner = false;
+        break;
       }
     }
     if (sleep_ns) __nanosleep(sleep_ns);
     sleep_ns = sleep_ns == 0 ? 32 : (sleep_ns < 1024 ? sleep_ns * 2 : sleep_ns);
   }
-  if (leader && old != a.seen) presumed_exited_but_alive(p.wave, p.half);  // marked before arriving
-  if (hardware) named_barrier_64(p.wave);
   porter_hoc_cuda_syncwarp(live_mine);  // reconverge; the leader's word before the next call
   return partner;
 }
@@ -395,7 +338,7 @@ class WaveCall {
     WaveScratch& s = scratch();
     // The buffer of this call's barrier: the parity of the warp's barrier count after it. A
     // one-warp wave always uses 0 (it has no partner, and __syncwarp orders its own accesses).
-    Arrival a = {0ull, 0ull, 0ull, false};
+    Arrival a = {0ull, 0ull, false};
     if (p_.nwarps == 2) a = arrival_begin(p_);
     buf_ = p_.nwarps == 1 ? 0u : static_cast<unsigned>(a.target & 1ull);
     s.slot[buf_][p_.wave][p_.lane] = value;
