@@ -41,9 +41,22 @@
  * at all, so a 16-lane reduction under `if (threadIdx.y == 0)` never waits.
  *   Shared memory is not initialised at launch, so an arrival word carries a tag of its block
  *   and launch (%gridid, the launch's number in the context, and the linear block index) and a
- *   word with another tag reads as "no barrier passed yet". Word layout: bits 63..41 %gridid
- *   mod 2^23, 40..9 the block index mod 2^32, 8 the absent bit, 7..0 the count mod
- *   256 (the two warps of a wave are never more than one barrier apart).
+ *   word with another tag reads as "no barrier passed yet". Word layout: bits 63..42 %gridid
+ *   mod 2^22, 41..10 the block index mod 2^32, 9 the final bit (the absent decision stands),
+ *   8 the absent bit, 7..0 the count mod 256 (the two warps of a wave are never more than one
+ *   barrier apart).
+ *   Why a bounded wait and not a detection of the exited warp: nothing on an NVIDIA GPU tells a
+ *   warp that another warp has exited - no special register or instruction reads another warp's
+ *   state; `bar.sync 0` accounts for exited warps, but only as a barrier of the whole CTA (the
+ *   other waves are not at it); and there is no hook at a thread's return that could leave a
+ *   mark (ports are plain HIP: an exit is the end of the kernel function or a `return`). A
+ *   shorter bound would turn a slow but live half into a false alarm (the trap above), so the
+ *   bound stays; what is avoided is waiting where no partner is needed (below).
+ *   Named barriers after the handshake (each warp enters `barrier.sync wave+1, 64` only once it
+ *   has seen the other arrive, so no exited warp is waited for) were measured on the H200 and
+ *   not kept: slower than the fenced store/load (1.90 against 1.79 ms for 4096 collectives) and
+ *   12 more registers, which kept 1024-thread blocks from launching
+ *   (docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md).
  *
  * Contract (what ported code must satisfy here; violations are undefined: wrong values or a
  * trap with a message)
