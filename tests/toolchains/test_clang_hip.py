@@ -315,6 +315,58 @@ int host(int** p, float** q, size_t* pitch) {
     assert build.ok, build.stderr
 
 
+# Members of ROCm 6.x's hipDeviceProp_t (R0600 layout), in order: ROCm/HIP tag rocm-6.2.2,
+# include/hip/hip_runtime_api.h (the same at rocm-6.0.0 and on amd-staging of 2024-10); the two
+# reserved arrays left out.
+ROCM6_DEVICE_PROP_MEMBERS = (
+    "name", "uuid", "luid", "luidDeviceNodeMask", "totalGlobalMem", "sharedMemPerBlock", "regsPerBlock",
+    "warpSize", "memPitch", "maxThreadsPerBlock", "maxThreadsDim", "maxGridSize", "clockRate",
+    "totalConstMem", "major", "minor", "textureAlignment", "texturePitchAlignment", "deviceOverlap",
+    "multiProcessorCount", "kernelExecTimeoutEnabled", "integrated", "canMapHostMemory", "computeMode",
+    "maxTexture1D", "maxTexture1DMipmap", "maxTexture1DLinear", "maxTexture2D", "maxTexture2DMipmap",
+    "maxTexture2DLinear", "maxTexture2DGather", "maxTexture3D", "maxTexture3DAlt", "maxTextureCubemap",
+    "maxTexture1DLayered", "maxTexture2DLayered", "maxTextureCubemapLayered", "maxSurface1D", "maxSurface2D",
+    "maxSurface3D", "maxSurface1DLayered", "maxSurface2DLayered", "maxSurfaceCubemap",
+    "maxSurfaceCubemapLayered", "surfaceAlignment", "concurrentKernels", "ECCEnabled", "pciBusID",
+    "pciDeviceID", "pciDomainID", "tccDriver", "asyncEngineCount", "unifiedAddressing", "memoryClockRate",
+    "memoryBusWidth", "l2CacheSize", "persistingL2CacheMaxSize", "maxThreadsPerMultiProcessor",
+    "streamPrioritiesSupported", "globalL1CacheSupported", "localL1CacheSupported",
+    "sharedMemPerMultiprocessor", "regsPerMultiprocessor", "managedMemory", "isMultiGpuBoard",
+    "multiGpuBoardGroupID", "hostNativeAtomicSupported", "singleToDoublePrecisionPerfRatio",
+    "pageableMemoryAccess", "concurrentManagedAccess", "computePreemptionSupported",
+    "canUseHostPointerForRegisteredMem", "cooperativeLaunch", "cooperativeMultiDeviceLaunch",
+    "sharedMemPerBlockOptin", "pageableMemoryAccessUsesHostPageTables", "directManagedMemAccessFromHost",
+    "maxBlocksPerMultiProcessor", "accessPolicyMaxWindowSize", "reservedSharedMemPerBlock",
+    "hostRegisterSupported", "sparseHipArraySupported", "hostRegisterReadOnlySupported",
+    "timelineSemaphoreInteropSupported", "memoryPoolsSupported", "gpuDirectRDMASupported",
+    "gpuDirectRDMAFlushWritesOptions", "gpuDirectRDMAWritesOrdering", "memoryPoolSupportedHandleTypes",
+    "deferredMappingHipArraySupported", "ipcEventSupported", "clusterLaunch", "unifiedFunctionPointers",
+    "gcnArchName", "maxSharedMemoryPerMultiProcessor", "clockInstructionRate", "arch", "hdpMemFlushCntl",
+    "hdpRegFlushCntl", "cooperativeMultiDeviceUnmatchedFunc", "cooperativeMultiDeviceUnmatchedGridDim",
+    "cooperativeMultiDeviceUnmatchedBlockDim", "cooperativeMultiDeviceUnmatchedSharedMem", "isLargeBar",
+    "asicRevision"
+)
+
+
+@pytest.mark.toolchain("clang")
+def test_device_properties_have_the_rocm6_members_in_order(tmp_path: Path) -> None:
+    # cuda-samples simpleMultiCopy reads prop.asyncEngineCount: a ROCm 6 member HIP 5.2's struct lacks
+    reads = " + ".join(f"sizeof(p.{m})" for m in ROCM6_DEVICE_PROP_MEMBERS)
+    order = "\n".join(f"static_assert(offsetof(hipDeviceProp_t, {a}) < offsetof(hipDeviceProp_t, {b}), \"{a}\");"
+                      for a, b in zip(ROCM6_DEVICE_PROP_MEMBERS, ROCM6_DEVICE_PROP_MEMBERS[1:]))
+    build, _ = compile_snippet(tmp_path, f"""
+#include <cstddef>
+{order}
+size_t host(int dev) {{
+  hipDeviceProp_t p;
+  if (hipGetDeviceProperties(&p, dev) != hipSuccess) return 0;
+  int chosen = 0;
+  if (hipChooseDevice(&chosen, &p) != hipSuccess) return 0;
+  return {reads} + p.asyncEngineCount;
+}}""")
+    assert build.ok, build.stderr
+
+
 @pytest.mark.toolchain("clang")
 def test_min_of_a_coordinate_resolves_as_on_rocm63(tmp_path: Path) -> None:
     # blockDim.x is an unsigned int in ROCm 6.3; HIP 5.2's proxy type made min(rem, blockDim.x)
