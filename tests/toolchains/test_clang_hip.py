@@ -392,6 +392,24 @@ def test_cooperative_groups_before_the_runtime_header(tmp_path: Path) -> None:
     assert len(kernels) == 1
 
 
+@pytest.mark.toolchain("clang")
+def test_binary_partition_of_rocm63(tmp_path: Path) -> None:
+    # cuda-samples binaryPartitionCG: cg::binary_partition of a tile and of a coalesced group is
+    # ROCm 6.3 API (clr release/rocm-rel-6.3.0.1) that HIP 5.2 lacks; the overlay adds it
+    src = tmp_path / "bp.hip"
+    src.write_text("#include <hip/hip_cooperative_groups.h>\n#include <hip/hip_runtime.h>\n"
+                   "namespace cg = cooperative_groups;\n"
+                   "__global__ void k(const int* in, int* out) {\n"
+                   "  cg::thread_block_tile<32> t = cg::tiled_partition<32>(cg::this_thread_block());\n"
+                   "  int e = in[threadIdx.x];\n"
+                   "  cg::coalesced_group odd = cg::binary_partition(t, e & 1);\n"
+                   "  cg::coalesced_group big = cg::binary_partition(odd, e > 3);\n"
+                   "  out[threadIdx.x] = odd.size() + odd.thread_rank() + odd.shfl_down(e, 1) + big.size();\n}\n")
+    build, kernels = compile_unit(src, ClangHipOptions(), tmp_path / "build")
+    assert build.ok, build.stderr
+    assert len(kernels) == 1
+
+
 # ---- the instruction mix porter.perfmodel.isa reads ------------------------------------------
 def _recorded_isa():
     asm = (RECORDED / "mfma_bf16_gfx950.s").read_text()
