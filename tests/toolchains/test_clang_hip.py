@@ -410,6 +410,24 @@ def test_binary_partition_of_rocm63(tmp_path: Path) -> None:
     assert len(kernels) == 1
 
 
+@pytest.mark.toolchain("clang")
+def test_shuffle_of_a_vector_needs_hip014_split(tmp_path: Path) -> None:
+    # ROCm 6.3's tile shuffles take integer and float scalars only (cuda-samples shfl_scan shuffles
+    # a uint4); HIP014's one-shuffle-per-component form builds for gfx950
+    kernel = ("#include <hip/hip_cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+              "__global__ void k(uint4* p) {\n"
+              "  auto tile = cg::tiled_partition<32>(cg::this_thread_block());\n"
+              "  uint4 r = p[threadIdx.x];\n  r = SHUFFLE;\n  p[threadIdx.x] = r;\n}\n")
+    build, _ = compile_snippet(tmp_path, kernel.replace("SHUFFLE", "tile.shfl_xor(r, 1)"))
+    assert not build.ok and "Neither an integer or float type" in build.stderr
+    split = ("[&] { auto porter_s = (r); " + " ".join(
+        f"porter_s.{c} = tile.shfl_xor(static_cast<unsigned int>(porter_s.{c}), 1);" for c in "xyzw")
+        + " return porter_s; }()")
+    build, kernels = compile_snippet(tmp_path, kernel.replace("SHUFFLE", split))
+    assert build.ok, build.stderr
+    assert len(kernels) == 1
+
+
 # ---- the instruction mix porter.perfmodel.isa reads ------------------------------------------
 def _recorded_isa():
     asm = (RECORDED / "mfma_bf16_gfx950.s").read_text()
