@@ -63,7 +63,7 @@ def block_tile_memory(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
                          + rb"\s*\)")
         for m in use.finditer(unit.data, decl.end(), body_end):
             if unit.is_code(m.start()):
-                yield Hit(m.start(), m.end(), f"HIP's this_thread_block() takes no scratch argument",
+                yield Hit(m.start(), m.end(), "HIP's this_thread_block() takes no scratch argument",
                           edits=(Edit(m.start(), m.end(), f"{m.group(1).decode()}()"),))
         for m in _TILES.finditer(unit.data, decl.end(), body_end):
             size = m.group(1).decode().strip()
