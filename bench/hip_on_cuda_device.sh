@@ -5,6 +5,9 @@
 #   - the rocm-examples control set (bench/hip_on_cuda_control.py build, then run).
 # Builds run in parallel first; the timed runs after, one at a time. Results in $OUT.
 #   PORTER_CORPUS=<folder with ROCm+rocm-examples> OUT=<dir> bench/hip_on_cuda_device.sh
+# It writes about ten files (coll_emulated.sass: the emulated kernels' SASS, when cuobjdump is
+# there); a device call that returns at most 8 files tars them, as the session-2 runs did:
+#   OUT=/tmp/o bash bench/hip_on_cuda_device.sh; tar czf $OUT/results.tgz -C /tmp/o .
 set -u
 out="${OUT:-/tmp/hoc_out}"; mkdir -p "$out"
 shim=shims/hip_on_cuda
