@@ -147,7 +147,27 @@ def _pairable(unit: SourceFile, loop: Node):
         return None
     if mma.parent.prev_named_sibling is None or mma.parent.prev_named_sibling.type == "comment":
         return None
+    if not all(_plain_fragment(unit, loop, frag) for frag in (a, b)):
+        return None
     return var, step, update, cond, loads, mma
+
+
+def _plain_fragment(unit: SourceFile, loop: Node, name: str) -> bool:
+    """Whether `name` is a plain (non-const, non-reference) fragment variable declared in the loop's
+    function before the loop: `decltype(name) name_k1;` then declares a fragment to load into."""
+    scope = loop.parent
+    while scope is not None and scope.type != "function_definition":
+        scope = scope.parent
+    if scope is None:
+        return False
+    for decl in unit.captures("(declaration) @d", scope):
+        if decl.start_byte >= loop.start_byte:
+            continue
+        kids = decl.named_children
+        if any(k.type == "identifier" and unit.text(k) == name for k in kids):
+            return (not any(k.type == "type_qualifier" for k in kids)
+                    and any("fragment" in unit.text(k) for k in kids if k.type in ("qualified_identifier", "template_type")))
+    return False
 
 
 def _name(unit: SourceFile, call: Node) -> str:
