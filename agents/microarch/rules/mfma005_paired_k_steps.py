@@ -154,12 +154,15 @@ def _pairable(unit: SourceFile, loop: Node):
 
 def _plain_fragment(unit: SourceFile, loop: Node, name: str) -> bool:
     """Whether `name` is a plain (non-const, non-reference) fragment variable declared in the loop's
-    function before the loop: `decltype(name) name_k1;` then declares a fragment to load into."""
+    function before the loop (`decltype(name) name_k1;` then declares a fragment to load into) and
+    not used after it."""
     scope = loop.parent
     while scope is not None and scope.type != "function_definition":
         scope = scope.parent
     if scope is None:
         return False
+    if any(unit.text(i) == name and i.start_byte >= loop.end_byte for i in unit.captures("(identifier) @i", scope)):
+        return False  # read after the loop, where it would hold the last pair's first step
     for decl in unit.captures("(declaration) @d", scope):
         if decl.start_byte >= loop.start_byte:
             continue
