@@ -120,15 +120,8 @@ def _pairable(unit: SourceFile, loop: Node):
     var = unit.text(left)
     if _effects(cond) or step.type == "identifier" and unit.text(step) == var:
         return None
-    calls = []
-    for stmt in body.named_children:
-        if stmt.type == "comment":
-            continue
-        call = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_children else None
-        if call is None or call.type != "call_expression":
-            return None
-        calls.append(call)
-    if len(calls) < 3 or _name(unit, calls[-1]) != "mma_sync":
+    calls = _calls(body)
+    if calls is None or len(calls) < 3 or _name(unit, calls[-1]) != "mma_sync":
         return None
     mma, loads = calls[-1], calls[:-1]
     margs = _args(mma)
@@ -171,6 +164,19 @@ def _plain_fragment(unit: SourceFile, loop: Node, name: str) -> bool:
             return (not any(k.type == "type_qualifier" for k in kids)
                     and any("fragment" in unit.text(k) for k in kids if k.type in ("qualified_identifier", "template_type")))
     return False
+
+
+def _calls(body: Node) -> list[Node] | None:
+    """The call of each statement of `body`, or None when a statement is anything but a call."""
+    calls = []
+    for stmt in body.named_children:
+        if stmt.type == "comment":
+            continue
+        call = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_children else None
+        if call is None or call.type != "call_expression":
+            return None
+        calls.append(call)
+    return calls
 
 
 def _name(unit: SourceFile, call: Node) -> str:
