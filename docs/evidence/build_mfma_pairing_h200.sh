@@ -5,6 +5,7 @@
 # max_err <= 1e-3). Variants: K as in the fixture (80 = 2 pairs + an odd step paired with a zero
 # half; M 80 x N 48 leaves edge warps whose wave partner exits, so split waves take the VALU path),
 # K 64 and 96 (pairs only), and the same port with MFMA005's hunk undone (MFMA001 alone, unpaired).
+# Then bench/mfma_pairing/numerics.hip: paired against unpaired on random f16 values (rounding).
 #   here:   bash docs/evidence/build_mfma_pairing_h200.sh <bin dir>      (nvcc 13)
 #   device: for b in <bin dir>/*.bin; do $b; echo "== $b: exit $?"; done
 set -eu
@@ -27,4 +28,6 @@ PY
 for src in "$bin"/*.cu; do
   nvcc -std=c++17 -arch=sm_90 -I"$inc" --options-file "$inc/nvcc.opts" -I"$g" -x cu "$src" -o "${src%.cu}.bin"
 done
+nvcc -std=c++17 -arch=sm_90 -I"$inc" --options-file "$inc/nvcc.opts" -I"$g" -x cu bench/mfma_pairing/numerics.hip \
+  -o "$bin/numerics.bin"
 ls "$bin"
