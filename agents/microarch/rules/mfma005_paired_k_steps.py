@@ -126,7 +126,7 @@ def paired_k_steps(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         lines.append(f"{inner}}}")
         if k.decls:
             lines.append(f"{indent}}}")
-        before = k.mma.parent.prev_named_sibling
+        before = k.loads[-1].parent  # the last load's statement: the next step's loads follow it
         name = k.mma.child_by_field_name("function")  # after its namespace, which MFMA001 renames
         while name.type == "qualified_identifier":
             name = name.child_by_field_name("name")
@@ -200,8 +200,6 @@ def _step(unit: SourceFile, stmts: list[Node]) -> tuple[tuple[Node, ...], Node] 
             return None
         loaded.append(unit.text(args[0]))
     if sorted(loaded) != sorted({a, b}) or acc in loaded or a == b:
-        return None
-    if mma.parent.prev_named_sibling is None or mma.parent.prev_named_sibling.type == "comment":
         return None
     return tuple(loads), mma
 
