@@ -86,8 +86,14 @@ def main():
     p.add_argument("--worst", type=int, default=10)
     p.add_argument("--variant")
     p.add_argument("--dtype")
+    p.add_argument("--json", help="write the fit table and fit rows (key, pick, best, ratio) here")
     a = p.parse_args()
     scored = score(fit_rows())
+    if a.json:
+        Path(a.json).write_text(json.dumps(
+            {"split": "fit", "table": {k: {"pairs": n, "geomean": g, "worst": w} for k, (n, g, w) in table(scored).items()},
+             "rows": [{k: x[k] for k in ("key", "variant", "dtype", "pick", "best", "ratio")} for x in scored],
+             "command": " ".join(sys.argv)}, indent=1) + "\n")
     for name, (n, g, w) in table(scored).items():
         print(f"{name:<16} {n:>3} fit  geomean {g:.4f}  worst {w:.3f}")
     sel = [x for x in scored if (not a.variant or x["variant"] == a.variant) and (not a.dtype or x["dtype"] == a.dtype)]
