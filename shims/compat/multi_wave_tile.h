@@ -54,8 +54,8 @@ struct tile_barrier_word {
 };
 
 // Takes the place of cg::block_tile_memory<MaxBlock>: one barrier and one partial a wave of the
-// largest block the kernel runs with.
-template <unsigned MaxBlock>
+// largest block the kernel runs with (CUDA's default for block_tile_memory<>: 1024 threads).
+template <unsigned MaxBlock = 1024>
 struct tile_scratch {
   static constexpr unsigned waves = (MaxBlock + tile_wave_lanes - 1) / tile_wave_lanes;
   tile_barrier_word barrier[waves];
