@@ -21,9 +21,11 @@
 //     an arrival counter and a generation word per tile in the scratch (LDS): each thread reads
 //     the generation, adds one to the counter, the thread that completes it resets the counter
 //     and bumps the generation (release), and every thread then waits for the generation to move
-//     (acquire). The waves of a workgroup are co-resident, so a wave that waits for the others
-//     of its tile cannot keep them from running; the wait sits after the branch that bumps, so
-//     the lanes of a wave that share it are never split across it. reduce() reduces each wave
+//     (acquire). Tiles of each size have their own words (a kernel may cut tiles of 128 and of
+//     256 threads from one scratch and sync them independently). The waves of a workgroup are
+//     co-resident, so a wave that waits for the others of its tile cannot keep them from
+//     running; the wait sits after the branch that bumps, so the lanes of a wave that share it
+//     are never split across it. reduce() reduces each wave
 //     with __shfl_xor over W, puts one partial a wave in the scratch, syncs the tile, combines
 //     the tile's partials in wave order (every thread, the same order: the same value), and
 //     syncs again before the partials may be overwritten.
@@ -53,12 +55,20 @@ struct tile_barrier_word {
   unsigned generation;
 };
 
-// Takes the place of cg::block_tile_memory<MaxBlock>: one barrier and one partial a wave of the
-// largest block the kernel runs with (CUDA's default for block_tile_memory<>: 1024 threads).
+// Takes the place of cg::block_tile_memory<MaxBlock>: one partial a wave of the largest block the
+// kernel runs with (CUDA's default for block_tile_memory<>: 1024 threads), and one barrier word a
+// tile of each multi-wave size: tiles of W * 2^k threads (k >= 1) use the ceil(waves / 2^k) words
+// from level_offset(k) on, which sum to less than 2 * waves + 1.
 template <unsigned MaxBlock = 1024>
 struct tile_scratch {
   static constexpr unsigned waves = (MaxBlock + tile_wave_lanes - 1) / tile_wave_lanes;
-  tile_barrier_word barrier[waves];
+  static constexpr unsigned barriers = 2 * waves + 1;
+  __host__ __device__ static constexpr unsigned level_offset(unsigned k) {
+    unsigned at = 0;
+    for (unsigned j = 1; j < k; ++j) at += (waves + (1u << j) - 1) >> j;
+    return at;
+  }
+  tile_barrier_word barrier[barriers];
   alignas(16) unsigned char partial[waves * tile_partial_bytes];
 };
 
@@ -116,13 +126,15 @@ class multi_wave_tile {
 // the block calls it (a collective of the block, as in CUDA).
 template <unsigned N, class Parent, unsigned MaxBlock>
 __device__ multi_wave_tile<N> tiled_partition(const Parent&, tile_scratch<MaxBlock>& scratch) {
-  const unsigned r = tile_detail::block_rank();
-  if (r < tile_scratch<MaxBlock>::waves) {
-    scratch.barrier[r].arrived = 0u;
-    scratch.barrier[r].generation = 0u;
+  using S = tile_scratch<MaxBlock>;
+  for (unsigned i = tile_detail::block_rank(); i < S::barriers; i += tile_detail::block_threads()) {
+    scratch.barrier[i].arrived = 0u;
+    scratch.barrier[i].generation = 0u;
   }
   __syncthreads();
-  return multi_wave_tile<N>(scratch.barrier, scratch.partial);
+  unsigned level = 0;  // N = W * 2^level for a multi-wave tile
+  for (unsigned w = tile_wave_lanes; w < N; w *= 2) ++level;
+  return multi_wave_tile<N>(scratch.barrier + (level ? S::level_offset(level) : 0u), scratch.partial);
 }
 
 template <class T>
