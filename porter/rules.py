@@ -145,6 +145,9 @@ class Rule:
     func: RuleFunc
     doc: str
     module: str
+    # A cheap test of the unit, false when the rule cannot hit it: the rule is then not run, and
+    # a Triton module no rule's test passes is never parsed by libcst (porter.triton_facts).
+    when: Callable[[Any], bool] | None = None
 
     @property
     def title(self) -> str:
@@ -162,8 +165,12 @@ class Rule:
 _REGISTRY: dict[str, Rule] = {}
 
 
-def rule(*, id: str, lang: Lang, severity: str, fix: FixKind = "none") -> Callable[[RuleFuncT], RuleFuncT]:
-    """Register a rule. The calling module's docstring is the rule's documentation."""
+def rule(*, id: str, lang: Lang, severity: str, fix: FixKind = "none",
+         when: Callable[[Any], bool] | None = None) -> Callable[[RuleFuncT], RuleFuncT]:
+    """Register a rule. The calling module's docstring is the rule's documentation.
+
+    `when(unit)` is an optional precheck: it must be true whenever the rule could yield a hit
+    (an over-approximation: a text search, or porter.triton_facts for Triton modules)."""
 
     def register(func: RuleFuncT) -> RuleFuncT:
         if not RULE_ID.match(id):
@@ -177,7 +184,7 @@ def rule(*, id: str, lang: Lang, severity: str, fix: FixKind = "none") -> Callab
         if agent not in AGENTS:
             raise ValueError(f"{func.__module__}: rules live in agents/<agent>/rules/")
         _REGISTRY[id] = Rule(id=id, agent=agent, lang=lang, severity=Severity(severity), fix=fix,
-                             func=func, doc=module.__doc__ or "", module=func.__module__)
+                             func=func, doc=module.__doc__ or "", module=func.__module__, when=when)
         return func
 
     return register
@@ -202,6 +209,11 @@ cluster.WORKER_WARM_UP.append(load)
 
 def rules_for(agent: str, lang: str) -> list[Rule]:
     return [r for r in load().values() if r.agent == agent and r.lang == lang]
+
+
+def readers(unit: Unit) -> list[Rule]:
+    """The rules of every agent that may hit `unit`: of its lang, and whose `when` test passes."""
+    return [r for r in load().values() if r.lang == unit.lang and (r.when is None or r.when(unit))]
 
 
 def get(rule_id: str) -> Rule:
@@ -239,6 +251,8 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
         return RunResult([_too_deep(unit, agent, depth)], None)
     for r in rules:
         try:
+            if r.when is not None and not r.when(unit):
+                continue
             hits = list(r.func(unit, ctx))
         except Exception as exc:  # noqa: BLE001 - porter's own bug, reported as a finding (containment.py)
             findings.append(internal_error(unit.path, r.id, exc, agent=agent))

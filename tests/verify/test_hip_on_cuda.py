@@ -425,8 +425,8 @@ def test_mfma_port_pairs_its_warps_without_a_counted_barrier(project: str, tmp_p
     assert "mfma" in text or "porter_hoc" in text  # the emulated helpers are in this unit
     assert not COUNTED_BARRIER.findall(text), COUNTED_BARRIER.findall(text)[:3]
     # the bounded wait (%globaltimer), the fenced store/load handshake of the absent bit
-    # (membar.cta), and the trap of a warp found alive after it was presumed exited
-    assert "%globaltimer" in text and "membar.cta" in text and "trap;" in text
+    # (fence.sc.cta, the Dekker fence), and the trap of a warp found alive after it was presumed exited
+    assert "%globaltimer" in text and "fence.sc.cta" in text and "trap;" in text
 
 
 def test_counted_barrier_pattern() -> None:
