@@ -6,7 +6,8 @@
 // them. Such a tile has thread_rank, size / num_threads, meta_group_rank, meta_group_size and
 // sync, and cg::reduce over it; no shuffles or votes (CUDA C++ Programming Guide, "Cooperative
 // Groups: Thread Block Tile"). HIP's tiles stop at one wavefront (ROCm 6.3 is_valid_tile_size),
-// so HIP015 writes porter's instead:
+// so HIP015 writes porter's instead, which has those members, and shfl, shfl_down, shfl_up and
+// shfl_xor (HIP's, width N) in an instantiation whose N is at most one wavefront:
 //
 //   __shared__ porter::tile_scratch<MaxBlock> s;        // for cg::block_tile_memory<MaxBlock> s
 //   auto t = porter::tiled_partition<N>(block, s);      // for cg::tiled_partition<N>(block)
@@ -109,6 +110,29 @@ class multi_wave_tile {
       while (__hip_atomic_load(&b->generation, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_WORKGROUP) == seen) {
       }
     }
+  }
+
+  // Shuffles as HIP's thread_block_tile has them (width = N), for a tile of one wavefront or less:
+  // CUDA gives a multi-warp tile none, so code that shuffles on this tile has N <= a warp in CUDA.
+  template <class T>
+  __device__ T shfl(T v, int src) const {
+    static_assert(N <= tile_wave_lanes, "porter::multi_wave_tile: no shuffles on a tile wider than a wavefront");
+    return __shfl(v, src, static_cast<int>(N));
+  }
+  template <class T>
+  __device__ T shfl_down(T v, unsigned d) const {
+    static_assert(N <= tile_wave_lanes, "porter::multi_wave_tile: no shuffles on a tile wider than a wavefront");
+    return __shfl_down(v, d, static_cast<int>(N));
+  }
+  template <class T>
+  __device__ T shfl_up(T v, unsigned d) const {
+    static_assert(N <= tile_wave_lanes, "porter::multi_wave_tile: no shuffles on a tile wider than a wavefront");
+    return __shfl_up(v, d, static_cast<int>(N));
+  }
+  template <class T>
+  __device__ T shfl_xor(T v, int m) const {
+    static_assert(N <= tile_wave_lanes, "porter::multi_wave_tile: no shuffles on a tile wider than a wavefront");
+    return __shfl_xor(v, m, static_cast<int>(N));
   }
 
   // The partial of the caller's wave (slot = wave index in the block).
