@@ -17,7 +17,7 @@ may make wider), the scratch becomes `porter::tile_scratch<MaxBlock>` and the ti
 `porter::tiled_partition<N>(block, scratch)`, a `porter::multi_wave_tile<N>` (SHIM040's
 header, shims/compat/multi_wave_tile.h: thread_rank, size, num_threads, meta_group_rank,
 meta_group_size, and sync() as a per-tile LDS barrier; any N, so instantiations of a wavefront
-or less work too); in that file every cg::reduce becomes porter::reduce (per-wave shuffles and
+or less work too, with HIP's shuffles there); in that file every cg::reduce becomes porter::reduce (per-wave shuffles and
 partials through the scratch on a multi-wave tile, WAVE009's shuffle tree on any other group,
 so a helper templated on the group serves both) and cg::plus & co. porter's.
 
