@@ -108,6 +108,7 @@ class multi_wave_tile {
         __hip_atomic_fetch_add(&b->generation, 1u, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_WORKGROUP);
       }
       while (__hip_atomic_load(&b->generation, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_WORKGROUP) == seen) {
+        __builtin_amdgcn_s_sleep(1);  // yield issue slots to the waves being waited for
       }
     }
   }
