@@ -1,10 +1,13 @@
 """Cooperative-groups tiles wider than a wavefront (CUDA's multi-warp tiles with block_tile_memory):
 HIP015 rewrites them to porter's multi-wave tiles and SHIM040 brings shims/compat/multi_wave_tile.h
-into porter_compat.h; the port compiles for gfx950 and under hip_on_cuda with nvcc. The numbers are
-fixtures/hip_on_cuda/multi_wave_tile.hip.cu's (run on an NVIDIA GPU by fixtures/hip_on_cuda/run.sh)."""
+into porter_compat.h; the port compiles for gfx950 and under hip_on_cuda with nvcc. The numbers:
+fixtures/hip_on_cuda/multi_wave_tile.hip.cu against its CPU reference, here on a CPU model of
+waves of 64 and of 32 lanes (tests/agents/cpu_waves: one thread per lane), and on an NVIDIA GPU
+under hip_on_cuda by fixtures/hip_on_cuda/run.sh."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -16,6 +19,8 @@ from porter.toolchains.nvcc import find_nvcc
 
 ROOT = Path(__file__).resolve().parents[2]
 HOC = ROOT / "shims" / "hip_on_cuda"
+FIXTURE = ROOT / "fixtures" / "hip_on_cuda" / "multi_wave_tile.hip.cu"
+CPU_WAVES = Path(__file__).resolve().parent / "cpu_waves"
 
 # cuda-samples reduction's kernel 9 in small: a tile of half the block through a helper templated
 # on the group, which a 32-thread tile also takes.
@@ -92,3 +97,16 @@ def test_port_compiles_under_hip_on_cuda(tmp_path: Path) -> None:
            "-x", "cu", str(out / "sums.cu"), "-o", str(tmp_path / "sums.o")]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("wave", [64, 32])
+def test_fixture_passes_on_a_cpu_model_of_waves(wave: int, tmp_path: Path) -> None:
+    cxx = shutil.which("g++") or shutil.which("c++")
+    assert cxx, "a C++20 host compiler (nvcc needs one too)"
+    exe = tmp_path / f"multi_wave_tile_w{wave}"
+    build = subprocess.run([cxx, "-std=c++20", "-O1", "-pthread", f"-DPORTER_CPU_WAVE={wave}", f"-I{CPU_WAVES}",
+                            "-x", "c++", str(FIXTURE), "-o", str(exe)], capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stderr
+    # a barrier that lets a thread through early gives wrong values; one that mixes tiles' counts hangs
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and run.stdout.startswith("PASS multi_wave_tile"), run.stdout[-2000:]
