@@ -90,7 +90,10 @@ def paired_k_steps(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         return
     taken = set(re.findall(r"\w+", unit.data.decode(errors="replace")))
     for loop in unit.captures(_LOOPS):
-        k = _pairable(unit, loop)
+        try:
+            k = _pairable(unit, loop)
+        except _Missing:
+            continue  # a loop with a parse error inside: nothing to pair
         if k is None:
             continue
         acc, a, b = (unit.text(x) for x in _args(k.mma)[:3])
@@ -127,12 +130,14 @@ def paired_k_steps(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         if k.decls:
             lines.append(f"{indent}}}")
         before = k.loads[-1].parent  # the last load's statement: the next step's loads follow it
-        name = k.mma.child_by_field_name("function")  # after its namespace, which MFMA001 renames
-        while name.type == "qualified_identifier":
-            name = name.child_by_field_name("name")
+        if before is None:
+            continue
+        callee = _field(k.mma, "function")  # after its namespace, which MFMA001 renames
+        while callee.type == "qualified_identifier":
+            callee = _field(callee, "name")
         edits = (Edit(k.update.start_byte, k.update.end_byte, f"{k.var} += {stride}"),
                  Edit(before.end_byte, before.end_byte, "\n" + "\n".join(lines)),
-                 Edit(name.start_byte, k.mma.end_byte, f"mma_sync_k32({acc}, {a}, {b}, {names[a]}, {names[b]}, {acc})"))
+                 Edit(callee.start_byte, k.mma.end_byte, f"mma_sync_k32({acc}, {a}, {b}, {names[a]}, {names[b]}, {acc})"))
         yield Hit(loop.start_byte, loop.start_byte + 3,
                   f"wmma K loop over `{k.var}`: steps paired, one full-K v_mfma_f32_16x16x32 per warp for two "
                   "16-deep steps (half the MFMA count)", severity=Severity.info, edits=edits)
@@ -142,9 +147,9 @@ def _pairable(unit: SourceFile, loop: Node) -> KLoop | None:
     update, cond, body = (loop.child_by_field_name(f) for f in ("update", "condition", "body"))
     if update is None or cond is None or body is None or body.type != "compound_statement":
         return None
-    if update.type != "assignment_expression" or unit.text(update.child_by_field_name("operator")) != "+=":
+    if update.type != "assignment_expression" or unit.text(_field(update, "operator")) != "+=":
         return None
-    left, step = update.child_by_field_name("left"), update.child_by_field_name("right")
+    left, step = _field(update, "left"), _field(update, "right")
     if left.type != "identifier" or step.type not in ("number_literal", "identifier"):
         return None
     var = unit.text(left)
@@ -210,7 +215,7 @@ def _effects_in_decl(unit: SourceFile, decl: Node) -> bool:
            for k in decl.named_children):
         return True
     declarators = [k for k in decl.named_children if k.type in ("init_declarator", "identifier")]
-    return (not declarators or any(k.type == "init_declarator" and k.child_by_field_name("declarator").type != "identifier"
+    return (not declarators or any(k.type == "init_declarator" and _field(k, "declarator").type != "identifier"
                                    for k in declarators) or _effects(decl))
 
 
@@ -225,7 +230,7 @@ def _stops_for_good(unit: SourceFile, guard: Node, var: str, decls: tuple[Node, 
         for k in d.named_children:
             if k.type != "init_declarator":
                 continue
-            name, value = unit.text(k.child_by_field_name("declarator")), k.child_by_field_name("value")
+            name, value = unit.text(_field(k, "declarator")), k.child_by_field_name("value")
             if value is not None and _mentions(unit, value, moving):
                 moving.add(name)
                 if unit.text(value) == var:
@@ -235,16 +240,16 @@ def _stops_for_good(unit: SourceFile, guard: Node, var: str, decls: tuple[Node, 
         node = todo.pop()
         while node.type in ("condition_clause", "parenthesized_expression") and node.named_children:
             node = node.named_children[0]
-        if node.type == "binary_expression" and unit.text(node.child_by_field_name("operator")) == "&&":
-            todo += [node.child_by_field_name("left"), node.child_by_field_name("right")]
+        if node.type == "binary_expression" and unit.text(_field(node, "operator")) == "&&":
+            todo += [_field(node, "left"), _field(node, "right")]
         else:
             terms.append(node)
     for t in terms:
         if not _mentions(unit, t, moving):
             continue
-        if t.type != "binary_expression" or unit.text(t.child_by_field_name("operator")) not in ("<", "<="):
+        if t.type != "binary_expression" or unit.text(_field(t, "operator")) not in ("<", "<="):
             return False
-        left, right = t.child_by_field_name("left"), t.child_by_field_name("right")
+        left, right = _field(t, "left"), _field(t, "right")
         if left.type != "identifier" or unit.text(left) not in exact or _mentions(unit, right, moving):
             return False
     return True
@@ -288,11 +293,22 @@ def _calls(stmts: list[Node]) -> list[Node] | None:
 
 
 def _name(unit: SourceFile, call: Node) -> str:
-    return unit.text(call.child_by_field_name("function")).rsplit("::", 1)[-1].strip()
+    return unit.text(_field(call, "function")).rsplit("::", 1)[-1].strip()
 
 
 def _args(call: Node) -> list[Node]:
-    return [a for a in call.child_by_field_name("arguments").named_children if a.type != "comment"]
+    return [a for a in _field(call, "arguments").named_children if a.type != "comment"]
+
+
+class _Missing(LookupError):
+    """A node lacks a field tree-sitter fills on code that parsed (the loop holds a parse error)."""
+
+
+def _field(node: Node, name: str) -> Node:
+    child = node.child_by_field_name(name)
+    if child is None:
+        raise _Missing(f"{node.type} at byte {node.start_byte} has no {name}")
+    return child
 
 
 def _effects(node: Node) -> bool:

@@ -34,6 +34,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from tree_sitter import Node
+
 from porter import cuda_patterns as patterns
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
@@ -65,7 +67,7 @@ def shuffle_aggregates(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if not _WANTED.search(unit.data):
         return
     structs = _structs(unit, ctx)
-    found: list[tuple[object, int]] = []
+    found: list[tuple[Node, int]] = []
     for m in unit.matches(_MEMBER_CALLS):
         if unit.text(m["member"][0]) in TILE_SHUFFLES:
             found.append((m["call"][0], 0))
@@ -83,7 +85,10 @@ def shuffle_aggregates(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         if ty is None or (ty not in VECTORS and ty not in structs):
             continue  # a scalar, a template parameter, `auto`: nothing this rule can tell
         parts = _components(ty, structs, "")
-        name = unit.text(call.child_by_field_name("function"))
+        function = call.child_by_field_name("function")
+        if function is None:
+            continue  # a call with a parse error in it
+        name = unit.text(function)
         if parts is None:
             yield Hit(call.start_byte, call.end_byte, f"{name} of a {ty}: HIP shuffles integer and floating-point "
                       "scalars only, and a member of this type is neither; left for a person")
