@@ -43,9 +43,10 @@
  * the caller's 32-lane half (its NVIDIA warp) moves data with CUDA's warp primitives and waits
  * for nobody; a group with members in both halves uses the wave collectives of
  * porter_hoc/wave.h, under its contract (both halves' members call together).
+ * grid_group / this_grid(): thread_rank, size, num_threads, group_dim, is_valid.
  * Not provided (fails to compile, the intended signal): the run-time
- * tiled_partition(g, n), labeled_partition, grid_group / this_grid()
- * (cooperative launch), multi_grid_group, match_any/match_all, cg::reduce (CUDA-only; porter
+ * tiled_partition(g, n), labeled_partition (CUDA-only; porter's is porter::labeled_partition,
+ * HIP017), grid_group::sync() (cooperative launch), multi_grid_group, match_any/match_all, cg::reduce (CUDA-only; porter
  * expands it, WAVE009), memcpy_async.
  */
 #pragma once
@@ -414,6 +415,30 @@ __device__ inline coalesced_group binary_partition(const thread_block_tile<Size,
   const unsigned long long run = (Size >= 64u ? ~0ull : ((1ull << Size) - 1ull)) << ((lane / Size) * Size);
   return binary_partition(coalesced_group(run, run), pred);
 }
+
+/* The grid of the launch (ROCm 6.3 grid_group): rank and size over every thread of the grid.
+ * sync() is not provided: it needs a cooperative launch (hipLaunchCooperativeKernel), which
+ * this emulation does not make, so a port that calls it fails to compile. */
+class grid_group {
+ public:
+  __device__ unsigned long long thread_rank() const {
+    const unsigned long long block = blockIdx.x + static_cast<unsigned long long>(gridDim.x) *
+                                                      (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
+    return block * ::porter_hoc::cg::block_threads() + ::porter_hoc::cg::block_rank();
+  }
+  __device__ unsigned long long size() const {
+    return static_cast<unsigned long long>(gridDim.x) * gridDim.y * gridDim.z * ::porter_hoc::cg::block_threads();
+  }
+  __device__ unsigned long long num_threads() const { return size(); }
+  __device__ dim3 group_dim() const { return dim3(gridDim.x, gridDim.y, gridDim.z); }
+  __device__ bool is_valid() const { return true; }
+
+ private:
+  __device__ grid_group() {}
+  friend __device__ grid_group this_grid();
+};
+
+__device__ inline grid_group this_grid() { return grid_group(); }
 
 template <class CGTy>
 __device__ inline unsigned group_size(const CGTy& g) { return g.size(); }
