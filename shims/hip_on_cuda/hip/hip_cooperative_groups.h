@@ -289,14 +289,14 @@ class thread_group {
  * NVIDIA's independent thread scheduling does not reconverge a warp after a branch by itself:
  * lanes that left an `if` at different times reach the next collective apart, and
  * __activemask() there names only those that arrived together (on AMD the wave runs in
- * lockstep and EXEC is whole again). So a group keeps, beside its members, its scope: the lanes
- * that call its members together (a tile's lanes for binary_partition of a tile; the members
- * themselves for coalesced_threads()), and every member first reconverges the scope's live
- * lanes of the caller's warp (a __ballot_sync over them, which exited lanes do not block, then
- * __syncwarp) before it moves data. The path (one warp's primitives, or the wave collectives)
- * is chosen by the scope, so every lane of the scope takes the same one. The H200 run of
- * 2026-12-01 (coalesced_group fixture) read activemask instead: binary_partition<32>.size 9
- * where 11 lanes took the side. */
+ * lockstep and EXEC is whole again). So every member first reconverges the group's live lanes
+ * of the caller's warp (a __ballot_sync over the members that exist, which exited lanes do not
+ * block, then __syncwarp) before it moves data: the members call their group's collectives
+ * together (CUDA's and HIP's rule), and only they, so a group of a labeled or binary partition
+ * whose loop ends earlier than its neighbour's (a reduction over its own size) waits for nobody
+ * outside it. binary_partition reconverges the parent's members (a tile: its lanes that exist).
+ * The H200 run of 2026-12-01 (coalesced_group fixture) read __activemask() instead:
+ * binary_partition<32>.size 9 where 11 lanes took the side. */
 class coalesced_group {
  public:
   __device__ unsigned thread_rank() const {
@@ -311,7 +311,7 @@ class coalesced_group {
 
   __device__ void sync() const {
     const unsigned live = converge();
-    if (!scope_in_one_half()) ::porter_hoc::wave_sync();
+    if (!in_one_half()) ::porter_hoc::wave_sync();
     else porter_hoc_cuda_syncwarp(live);
   }
   template <class T>
@@ -345,7 +345,7 @@ class coalesced_group {
   __device__ int all(int pred) const { return (wave_ballot(pred) & mask_) == mask_; }
 
  private:
-  __device__ coalesced_group(unsigned long long mask, unsigned long long scope) : mask_(mask), scope_(scope) {}
+  __device__ explicit coalesced_group(unsigned long long mask) : mask_(mask) {}
   friend __device__ coalesced_group coalesced_threads();
   friend __device__ coalesced_group binary_partition(const coalesced_group&, bool);
   template <unsigned int S, class P>
@@ -354,15 +354,15 @@ class coalesced_group {
   __device__ static unsigned long long half_of_caller() {
     return (::porter_hoc::lane_id() < 32u) ? 0x00000000ffffffffull : 0xffffffff00000000ull;
   }
-  __device__ bool scope_in_one_half() const { return (scope_ & ~half_of_caller()) == 0ull; }
-  /* The scope's lanes of the caller's warp that exist, as a mask of its NVIDIA warp's lanes. */
-  __device__ unsigned scope_bits() const {
-    const unsigned mine = static_cast<unsigned>(::porter_hoc::lane_id() < 32u ? scope_ : (scope_ >> 32));
+  __device__ bool in_one_half() const { return (mask_ & ~half_of_caller()) == 0ull; }
+  /* The members of the caller's warp that exist, as a mask of its NVIDIA warp's lanes. */
+  __device__ unsigned half_bits() const {
+    const unsigned mine = static_cast<unsigned>(::porter_hoc::lane_id() < 32u ? mask_ : (mask_ >> 32));
     return mine & ::porter_hoc::cg::warp_tile<32>::lanes();
   }
-  /* Reconverges the scope's live lanes of the caller's warp; returns them (warp lane bits). */
+  /* Reconverges the live members of the caller's warp; returns them (warp lane bits). */
   __device__ unsigned converge() const {
-    const unsigned live = porter_hoc_cuda_ballot_sync(scope_bits(), 1);
+    const unsigned live = porter_hoc_cuda_ballot_sync(half_bits(), 1);
     porter_hoc_cuda_syncwarp(live);
     return live;
   }
@@ -375,7 +375,7 @@ class coalesced_group {
   template <class T>
   __device__ T read(T var, unsigned src) const {
     const unsigned live = converge();
-    if (!scope_in_one_half()) return ::porter_hoc::shfl(var, static_cast<int>(src), 64);
+    if (!in_one_half()) return ::porter_hoc::shfl(var, static_cast<int>(src), 64);
     const unsigned long long bits = ::porter_hoc::to_bits(var);
     const int s32 = static_cast<int>(src % 32u);
     unsigned long long got = porter_hoc_cuda_shfl_sync(live, static_cast<unsigned>(bits), s32, 32);
@@ -384,28 +384,26 @@ class coalesced_group {
     if (src == ::porter_hoc::lane_id()) return var;
     return ((live >> s32) & 1u) ? ::porter_hoc::from_bits<T>(got) : ::porter_hoc::from_bits<T>(0ull);
   }
-  /* The wave ballot over the scope's live lanes (bit i = lane i). */
+  /* The wave ballot over the live members (bit i = lane i). */
   __device__ unsigned long long wave_ballot(int pred) const {
     const unsigned live = converge();
-    if (!scope_in_one_half()) return ::porter_hoc::ballot(pred);
+    if (!in_one_half()) return ::porter_hoc::ballot(pred);
     const unsigned long long mine = porter_hoc_cuda_ballot_sync(live, pred);
     return ::porter_hoc::lane_id() < 32u ? mine : (mine << 32);
   }
 
-  unsigned long long mask_;   // bit i: lane i of the wave is a member
-  unsigned long long scope_;  // the lanes that call the members together (a superset of mask_)
+  unsigned long long mask_;  // bit i: lane i of the wave is a member
 };
 
 /* The wave's active lanes (AMD: EXEC) at the call. */
 __device__ inline coalesced_group coalesced_threads() {
-  const unsigned long long active = ::porter_hoc::activemask();
-  return coalesced_group(active, active);
+  return coalesced_group(::porter_hoc::activemask());
 }
 
-/* ROCm 6.3: the members whose pred equals the caller's; the scope stays the parent's. */
+/* ROCm 6.3: the members whose pred equals the caller's. Every member of g calls. */
 __device__ inline coalesced_group binary_partition(const coalesced_group& g, bool pred) {
   const unsigned long long taken = g.wave_ballot(pred) & g.mask_;
-  return coalesced_group(pred ? taken : (g.mask_ ^ taken), g.scope_);
+  return coalesced_group(pred ? taken : (g.mask_ ^ taken));
 }
 /* ROCm 6.3 splits the tile's aligned run of lanes (tile.build_mask(), existing or not): the side
  * of pred false is that run less the lanes whose pred is true. Every lane of the tile calls. */
@@ -413,7 +411,9 @@ template <unsigned int Size, class P>
 __device__ inline coalesced_group binary_partition(const thread_block_tile<Size, P>&, bool pred) {
   const unsigned lane = ::porter_hoc::lane_id();
   const unsigned long long run = (Size >= 64u ? ~0ull : ((1ull << Size) - 1ull)) << ((lane / Size) * Size);
-  return binary_partition(coalesced_group(run, run), pred);
+  const coalesced_group tile(run);
+  const unsigned long long taken = tile.wave_ballot(pred) & run;
+  return coalesced_group(pred ? taken : (run ^ taken));
 }
 
 /* The grid of the launch (ROCm 6.3 grid_group): rank and size over every thread of the grid.
