@@ -33,10 +33,10 @@ template <unsigned int Size, class Parent, class Label>
 __device__ cooperative_groups::coalesced_group labeled_partition(
     const cooperative_groups::thread_block_tile<Size, Parent>& parent, Label label) {
   static_assert(std::is_integral<Label>::value, "porter::labeled_partition: the label is an integer, as in CUDA");
-  const unsigned long long bits = static_cast<unsigned long long>(label);
-  cooperative_groups::coalesced_group g = cooperative_groups::binary_partition(parent, (bits & 1ull) != 0ull);
-  for (unsigned b = 1; b < 8u * sizeof(Label); ++b) g = cooperative_groups::binary_partition(g, ((bits >> b) & 1ull) != 0ull);
-  return g;
+  // The tile's lanes as a coalesced group first: every lane passes true, so the group is the
+  // lanes that run. (ROCm 6.3 splits a tile's whole aligned run, so a false side would also
+  // count the lanes past the end of a partial block.)
+  return labeled_partition(cooperative_groups::binary_partition(parent, true), label);
 }
 
 }  // namespace porter

@@ -47,7 +47,7 @@ from collections.abc import Iterator
 
 from porter import hardware
 from porter.rules import Hit, RuleContext, rule
-from porter.state import Edit
+from porter.state import Edit, Severity
 from porter.syntax import SourceFile
 
 NAME = "__CUDA_ARCH__"
@@ -94,7 +94,7 @@ def cuda_arch_conditions(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
                 yield Hit(condition.start_byte, condition.end_byte,
                           f"`{unit.text(condition)}` tests {NAME}, which HIP never defines, and "
                           f"{ctx.options.arch} has no stated CUDA feature level in porter/hardware",
-                          severity="error")
+                          severity=Severity.error)
                 continue
             edits = tuple(_rewrite(unit, condition, arch_value, ctx.options.arch))
             device = _value(unit, condition, arch_value, True)
@@ -116,7 +116,7 @@ def cuda_arch_conditions(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
                 yield Hit(at, at + len(found.group(0).encode()),
                           f"`{original}`: the branch the {ctx.options.arch} device pass now compiles (line {line}) "
                           f"uses `{found.group(0)}`: inline PTX, or a feature HIP on {ctx.options.arch} lacks; "
-                          f"port it (the PTX rules) or guard it", severity="error")
+                          f"port it (the PTX rules) or guard it", severity=Severity.error)
 
 
 def _taken(value: bool | None, line: int) -> str:
