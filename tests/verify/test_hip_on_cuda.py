@@ -8,6 +8,7 @@ fixtures needs an NVIDIA GPU: fixtures/hip_on_cuda/run.sh.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -627,3 +628,21 @@ def test_control_list_names_programs_only() -> None:
     assert all(p.path.split("/")[0] in {"HIP-Basic", "Applications", "Libraries"} for p in programs)
     assert all(p.skip for p in programs if p.path.endswith(("module_api", "hello_world_cuda")))
     assert {lib for p in programs for lib in p.libs} <= set(mod.LIB_NAMES)
+
+
+CPU_WARPS = Path(__file__).resolve().parent / "cpu_warps"
+
+
+def test_partitions_on_a_cpu_model_of_warps(tmp_path: Path) -> None:
+    """The emulation's binary_partition and coalesced_threads() on a CPU model of NVIDIA warps whose
+    __activemask() names the caller alone (tests/verify/cpu_warps): a group's lanes must be brought
+    together by the shim. Before 2026-12-01's fix the shim read __activemask() after a branch and
+    binary_partition<32>.size came out 1 here (9 for 11 lanes on the H200)."""
+    cxx = shutil.which("g++") or shutil.which("c++")
+    assert cxx, "a C++20 host compiler (nvcc needs one too)"
+    exe = tmp_path / "partitions"
+    build = subprocess.run([cxx, "-std=c++20", "-O1", "-pthread", f"-I{CPU_WARPS}", f"-I{INCLUDE}", "-x", "c++",
+                            str(CPU_WARPS / "partitions.hip.cu"), "-o", str(exe)], capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stderr
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and run.stdout.startswith("PASS partitions"), run.stdout[-2000:] + run.stderr[-2000:]

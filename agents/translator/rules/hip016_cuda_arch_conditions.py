@@ -77,6 +77,10 @@ def cuda_arch_conditions(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         stack.extend(reversed(node.children))
         if node.type not in _DIRECTIVES:
             continue
+        edits: tuple[Edit, ...]
+        device: bool | None
+        host: bool | None
+        note = ""
         if node.type == "preproc_ifdef":
             name = node.child_by_field_name("name")
             if name is None or unit.text(name) != NAME:
@@ -101,12 +105,11 @@ def cuda_arch_conditions(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
             host = _value(unit, condition, arch_value, False)
             original = f"#{'elif' if node.type == 'preproc_elif' else 'if'} {' '.join(unit.text(condition).split())}"
             end = condition.end_byte
+            note = f" ({ctx.options.arch} read as sm_{arch_value // 10}, porter/hardware cuda_features_sm)"
         line = unit.line_col(node.start_byte)[0]
         yield Hit(node.start_byte, end,
                   f"`{original}`: HIP defines no {NAME}, so the port compiled the host branch in the device "
-                  f"pass; now the device pass {_taken(device, line)} and the host pass {_taken(host, line)}"
-                  + (f" ({ctx.options.arch} read as sm_{arch_value // 10}, porter/hardware cuda_features_sm)"
-                     if node.type != "preproc_ifdef" else ""),
+                  f"pass; now the device pass {_taken(device, line)} and the host pass {_taken(host, line)}{note}",
                   edits)
         if device:
             offset, body = _branch(unit, node)
@@ -199,45 +202,40 @@ def _eval(unit: SourceFile, n, arch: int | None) -> int | None:
     if t == "number_literal":
         return _number(unit, n)
     if t == "identifier":
-        if unit.text(n) == NAME:
-            return arch if arch is not None else 0
-        return None
+        return (arch or 0) if unit.text(n) == NAME else None
     if t == "preproc_defined":
-        names = [unit.text(i) for i in _identifiers(n, True)]
-        if names == [NAME]:
-            return int(arch is not None)
-        return None
+        return int(arch is not None) if [unit.text(i) for i in _identifiers(n, True)] == [NAME] else None
     if t == "parenthesized_expression":
         inner = [c for c in n.children if c.type not in ("(", ")")]
         return _eval(unit, inner[0], arch) if len(inner) == 1 else None
     if t == "unary_expression":
         op, arg = n.child_by_field_name("operator"), n.child_by_field_name("argument")
-        if op is None or arg is None:
-            return None
-        v = _eval(unit, arg, arch)
-        if v is None:
-            return None
-        return {"!": int(not v), "-": -v, "+": v, "~": ~v}.get(unit.text(op))
+        v = _eval(unit, arg, arch) if op is not None and arg is not None else None
+        return None if v is None else {"!": int(not v), "-": -v, "+": v, "~": ~v}.get(unit.text(op))
     if t == "binary_expression":
-        op_node = n.child_by_field_name("operator")
-        left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
-        if op_node is None or left is None or right is None:
-            return None
-        op = unit.text(op_node)
-        a, b = _eval(unit, left, arch), _eval(unit, right, arch)
-        if op == "&&":
-            return 0 if a == 0 or b == 0 else (None if a is None or b is None else 1)
-        if op == "||":
-            return 1 if (a not in (0, None)) or (b not in (0, None)) else (None if a is None or b is None else 0)
-        if a is None or b is None:
-            return None
-        if op in _COMPARE:
-            return int(_COMPARE[op](a, b))
-        arithmetic = {"+": a + b, "-": a - b, "*": a * b, "&": a & b, "|": a | b, "^": a ^ b}
-        if op in arithmetic:
-            return arithmetic[op]
-        if op in ("/", "%") and b != 0:
-            return a // b if op == "/" else a % b
+        return _eval_binary(unit, n, arch)
+    return None
+
+
+def _eval_binary(unit: SourceFile, n, arch: int | None) -> int | None:
+    op_node, left, right = (n.child_by_field_name(f) for f in ("operator", "left", "right"))
+    if op_node is None or left is None or right is None:
+        return None
+    op = unit.text(op_node)
+    a, b = _eval(unit, left, arch), _eval(unit, right, arch)
+    if op == "&&":  # 0 decides whatever the other side is
+        return 0 if 0 in (a, b) else (None if None in (a, b) else 1)
+    if op == "||":
+        return 1 if (a not in (0, None)) or (b not in (0, None)) else (None if None in (a, b) else 0)
+    if a is None or b is None:
+        return None
+    if op in _COMPARE:
+        return int(_COMPARE[op](a, b))
+    arithmetic = {"+": a + b, "-": a - b, "*": a * b, "&": a & b, "|": a | b, "^": a ^ b}
+    if op in arithmetic:
+        return arithmetic[op]
+    if op in ("/", "%") and b != 0:
+        return a // b if op == "/" else a % b
     return None
 
 
