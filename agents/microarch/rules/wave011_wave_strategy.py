@@ -139,8 +139,8 @@ def _launch_arguments(unit: SourceFile, ctx: RuleContext, model: wave_model.Unit
     for name, f in sorted(kernels.items()):
         for q in wave_model.parameter_quantities(f, [unit]):
             if q.kind == "launch-argument" and q.form == "32" and q.path == unit.path:
-                yield Hit(q.start, q.end, f"kernel `{name}` converts to the whole 64-lane wave, and {q.note}: the "
-                          "launch passes the device's warp size instead (hipDeviceAttributeWarpSize; HIP has no host warpSize)",
+                yield Hit(q.start, q.end, f"a launch argument of `{name}`, which converts to the whole 64-lane wave: {q.note}; "
+                          "the launch passes the device's warp size instead (hipDeviceAttributeWarpSize; HIP has no host warpSize)",
                           edits=(Edit(q.start, q.end, wave_model.HOST_WAVE_SIZE),))
 
 
