@@ -823,6 +823,9 @@ def parameter_quantities(f: Function, units: list[SourceFile]) -> list[Quantity]
     for p in wave_params:
         start, end = f.view.span(p.declaration)
         values: set[int | None] = set()
+        if p.use == "lane-math divisor" and not patterns.WARP_SIZE_NAME.match(p.name) and not any(
+                p.index < len(s.args) and _host_value(s.unit, s.args[p.index])[0] in ("32", "64") for s in sites):
+            continue  # `tid % width` of an image: a divisor is a wave quantity where the host passes the warp size
         for site in sites:
             if p.index >= len(site.args):
                 found.append(Quantity("launch-argument", site.unit.path, site.call.start_byte, site.call.end_byte,

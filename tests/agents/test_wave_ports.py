@@ -239,3 +239,12 @@ def test_a_host_width_follows_constants_locals_and_hip_launches() -> None:
     assert [q.text for q in ggl.quantities if q.kind == "launch-argument"] == ["32", "32"]
     queried = _decision(source.replace("(totals, 32)", "(totals, prop.warpSize)"))
     assert [q.form for q in queried.quantities if q.kind == "launch-argument"] == ["32", "64"]
+
+
+def test_shared_bytes_per_32_thread_warp_are_followed_and_do_not_block() -> None:
+    source = (PATTERNS / "host_width.cu").read_text().replace(
+        "seg_scan<<<blocks, threads>>>(v, 32, totals);",
+        "int warps = threads / 32;\n  int bytes = warps * sizeof(int);\n  seg_scan<<<blocks, threads, bytes>>>(v, 32, totals);")
+    k = _decision(source)
+    (geometry,) = [q for q in k.quantities if q.kind == "host-geometry"]
+    assert geometry.text == "threads / 32" and geometry.form == "neutral" and k.decision == "convert64"
