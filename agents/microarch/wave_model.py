@@ -19,6 +19,12 @@ that depends on the wave size, and gives the kernel one decision:
   keeps its 32-lane groups instead (or asks, when some quantity has no group form).
 - ask: neither can be shown; the blocking quantities are listed.
 
+A kernel parameter used as a shuffle width, the bound of a shuffle loop or a lane-math divisor
+takes its value from the launches (`scan<<<g, b>>>(d, 32)`, hipLaunchKernelGGL, in the kernel's
+file and the files including it): the launch arguments are quantities of the kernel (a 32 there
+is a 32-lane warp, converted with the kernel to the device's warp size read at run time); launch
+sites that pass different values, or none found, leave the kernel to a person.
+
 Kernels that share a helper or a warp-size constant share the decision (a component). A helper
 in an included header, already rewritten when the unit's rules run, imposes the strategy its text
 shows. The same quantities, classified by `form`, are what wave_check verifies after the port.
@@ -77,7 +83,8 @@ class Quantity:
     """One wave-size-dependent expression: what it is, how it is written, whether each strategy takes it."""
 
     kind: str  # lane-math, warp-size, compare, shuffle, width, offset, vote, ballot-holder, bit-op, lane-bit,
-    #            constant, shared-array, mask, lane-id, match, reduce, host-geometry, matrix (rocWMMA calls)
+    #            constant, shared-array, mask, lane-id, match, reduce, host-geometry, matrix (rocWMMA calls),
+    #            launch-argument, wave-parameter (a kernel parameter whose launches disagree or are not found)
     path: str
     start: int
     end: int
