@@ -10,7 +10,7 @@ literals that mention CUDA names), then times, in the same run and on the same f
            symbol table, then every HIP### rule over one tree-sitter parse of each file, through
            the run's dispatcher), patches applied, the result written to an output tree; once
            in one process and once on --processes processes (porter.cluster.LocalDispatcher:
-           the driver and --processes - 1 workers, started and warmed before the clock starts,
+           --processes workers fed by the driver, started and warmed before the clock starts,
            as `porter port` starts them before its graph);
   torch    torch.utils.hipify.hipify_python.hipify over the same directory, into another tree;
   parse    tree-sitter's parse of each file alone (the floor of any parsing translator).
