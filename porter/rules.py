@@ -20,6 +20,7 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Literal, TypeVar
@@ -28,7 +29,7 @@ from porter import cluster
 from porter.agent_names import AGENTS
 from porter.pysyntax import PythonFile
 from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
-from porter.symbols import project_names
+from porter.symbols import ProjectNames
 from porter.syntax import FileText, SourceFile
 
 FAMILIES = ("HIP", "WAVE", "LDS", "MFMA", "PTX", "TRI", "BLD", "SHIM")
@@ -75,8 +76,9 @@ class RuleContext:
     # a call into `#include "ops.cuh"` sees the header's final text (`included`).
     sources: Mapping[str, SourceFile] = field(default_factory=dict, compare=False, hash=False)
     # Names the tree's C/C++/CUDA files define (porter.symbols): a project's own `cudaCheck` macro
-    # is not a CUDA name. `run_on_files` fills it from every file of the run before any rule.
-    project: frozenset[str] = field(default=frozenset(), compare=False, hash=False)
+    # is not a CUDA name. `run_on_files` fills it from every file of the run (a ProjectNames,
+    # which scans them when a rule first asks).
+    project: AbstractSet[str] = field(default=frozenset(), compare=False, hash=False)
     # The tree's C/C++/CUDA files as the run found them, by path: a header's kernels are launched,
     # and their results checked, by the files that include it (`includers`).
     tree: Mapping[str, bytes] = field(default_factory=dict, compare=False, hash=False)
@@ -367,10 +369,12 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
     from porter.state import FileKind
 
     records = list(records)
-    if not ctx.project:
-        ctx = replace(ctx, project=project_names(read(r.path) for r in records if r.kind in (FileKind.cuda, FileKind.cpp)))
+    c_files = [r.path for r in records if r.kind in (FileKind.cuda, FileKind.cpp)]
+    tree = None
     if not ctx.tree:
-        ctx = replace(ctx, tree={r.path: read(r.path) for r in records if r.kind in (FileKind.cuda, FileKind.cpp)})
+        ctx = replace(ctx, tree=(tree := {path: read(path) for path in c_files}))
+    if isinstance(ctx.project, frozenset) and not ctx.project:  # scanned when a rule first asks
+        ctx = replace(ctx, project=ProjectNames(tree.values() if tree is not None else map(read, c_files)))
     headers: dict[str, bytes] = {}
     done: dict[str, FileRules] = {}
     dispatcher = cluster.current()
@@ -408,7 +412,24 @@ class _FileJob:
     token: str = ""
 
     def __reduce__(self):  # RuleContext.sources holds syntax trees, which do not pickle: the bytes do
-        return (_FileJob, (self.agent, replace(self.ctx, sources={}), self.stages, dict(self.headers), self.token))
+        return (_unpickled_job, (self.agent, replace(self.ctx, sources={}), self.stages, dict(self.headers), self.token))
+
+
+_JOBS: OrderedDict[str, _FileJob] = OrderedDict()
+
+
+def _unpickled_job(agent, ctx, stages, headers, token) -> _FileJob:
+    """The job as a worker process first received it for this map (its token): every chunk of a
+    map carries the job, and what one chunk's files learnt (the project's names, once scanned)
+    serves the next."""
+    if token and (job := _JOBS.get(token)) is not None:
+        return job
+    job = _FileJob(agent, ctx, stages, headers, token)
+    if token:
+        _JOBS[token] = job
+        while len(_JOBS) > 2:
+            _JOBS.popitem(last=False)
+    return job
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
@@ -120,7 +121,7 @@ def _trie_regex(words: set[str]) -> str:
     return f"(?:{body})?" if ends and alts else body
 
 
-def _classify(unit: SourceFile, choices: Choices, project: frozenset[str]) -> Classified:
+def _classify(unit: SourceFile, choices: Choices, project: AbstractSet[str]) -> Classified:
     ix = index(choices)
     names, prefixes, scanner = _worth_a_look(choices)
     raw = include_directives(unit)
@@ -154,15 +155,17 @@ def _classify(unit: SourceFile, choices: Choices, project: frozenset[str]) -> Cl
         else:
             token = Token(start, end, name, *seen)
         (unknown if token.kind == "unknown" else tokens).append(token)
-    unknown = [t for t in unknown if t.name not in project]  # the project's own (porter.symbols)
     if unknown:
         # Most of a file's own CUDA-looking names are macros (CUDA_CHECK); a regex finds those
-        # without a second walk of the tree, which only runs for names it leaves open.
+        # without a walk of the tree, and without asking the project's names (porter.symbols:
+        # scanned when first asked), which only run for the names it leaves open.
         declared = {m.group(1).decode() for m in _DEFINE.finditer(data)}
-        if any(t.name not in declared for t in unknown):
-            declared |= {unit.text(n) for n in unit.captures(_DECLARED)}
-        tokens.extend(t for t in unknown if t.name not in declared)
-        tokens.sort(key=lambda t: t.start)
+        unknown = [t for t in unknown if t.name not in declared]
+        unknown = [t for t in unknown if t.name not in project]  # the project's own
+        if unknown:
+            declared = {unit.text(n) for n in unit.captures(_DECLARED)}
+            tokens.extend(t for t in unknown if t.name not in declared)
+            tokens.sort(key=lambda t: t.start)
     return Classified(extension, includes, tuple(tokens))
 
 
