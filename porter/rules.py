@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import cache
+from itertools import repeat
 from typing import Any, Literal, TypeVar
 
 from porter import cluster
@@ -135,6 +136,8 @@ class Hit:
 # the runner hands each rule only units of its lang, hence Any here.
 RuleFunc = Callable[[Any, RuleContext], Iterable[Hit]]
 RuleFuncT = TypeVar("RuleFuncT", bound=RuleFunc)
+# A rule's precheck on a file's bytes (`Rule.trigger`), given the run's context.
+Trigger = Callable[[bytes, RuleContext], bool]
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,10 @@ class Rule:
     func: RuleFunc
     doc: str
     module: str
+    # A test on the file's bytes that is true wherever the rule could yield a hit (a superset:
+    # comments and strings count). Where it is false the rule is not run, and where no rule of a
+    # pass has a true trigger the file is not even parsed (`_rules_on_file`). None: always run.
+    trigger: Trigger | None = None
 
     @property
     def title(self) -> str:
@@ -164,8 +171,10 @@ class Rule:
 _REGISTRY: dict[str, Rule] = {}
 
 
-def rule(*, id: str, lang: Lang, severity: str, fix: FixKind = "none") -> Callable[[RuleFuncT], RuleFuncT]:
-    """Register a rule. The calling module's docstring is the rule's documentation."""
+def rule(*, id: str, lang: Lang, severity: str, fix: FixKind = "none",
+         trigger: Trigger | None = None) -> Callable[[RuleFuncT], RuleFuncT]:
+    """Register a rule. The calling module's docstring is the rule's documentation.
+    `trigger`: see `Rule.trigger`."""
 
     def register(func: RuleFuncT) -> RuleFuncT:
         if not RULE_ID.match(id):
@@ -179,7 +188,7 @@ def rule(*, id: str, lang: Lang, severity: str, fix: FixKind = "none") -> Callab
         if agent not in AGENTS:
             raise ValueError(f"{func.__module__}: rules live in agents/<agent>/rules/")
         _REGISTRY[id] = Rule(id=id, agent=agent, lang=lang, severity=Severity(severity), fix=fix,
-                             func=func, doc=module.__doc__ or "", module=func.__module__)
+                             func=func, doc=module.__doc__ or "", module=func.__module__, trigger=trigger)
         return func
 
     return register
@@ -214,6 +223,11 @@ def get(rule_id: str) -> Rule:
     return rules[key]
 
 
+def triggered(rules: Iterable[Rule], data: bytes, ctx: RuleContext) -> list[Rule]:
+    """The rules whose trigger (`Rule.trigger`) holds on `data`; those without one too."""
+    return [r for r in rules if r.trigger is None or r.trigger(data, ctx)]
+
+
 @dataclass
 class RunResult:
     findings: list[Finding]
@@ -235,7 +249,7 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
 
     findings: list[Finding] = []
     taken = _Taken()
-    rules = list(rules)
+    rules = triggered(rules, unit.data, ctx)
     if (agent in DEPTH_BOUND_AGENTS and isinstance(unit, SourceFile) and rules
             and (depth := unit.depth) > MAX_TREE_DEPTH):
         return RunResult([_too_deep(unit, agent, depth)], None)
@@ -273,6 +287,7 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
 
 
 _set_attr = object.__setattr__
+_new_tuple = tuple.__new__
 
 
 def _trusted(model: type, values: dict) -> Any:
@@ -349,7 +364,7 @@ class _Taken:
             starts.insert(i, start)
             ends.insert(i, e[1])
             rules.insert(i, rule_id)
-            append(e if e[3] == rule_id else Edit(start, e[1], e[2], rule_id))
+            append(e if e[3] == rule_id else _new_tuple(Edit, (start, e[1], e[2], rule_id)))  # Edit(...), in C
         return True
 
 
@@ -483,7 +498,7 @@ def _file_rules(lang, findings, patches, data, complete) -> FileRules:
         out.append(f)
     made = []
     for fields, fields_set, edits in patches:
-        patch = Patch.model_construct(set(fields_set), **fields, edits=tuple(map(Edit._make, edits)))
+        patch = Patch.model_construct(set(fields_set), **fields, edits=tuple(map(_new_tuple, repeat(Edit), edits)))
         made.append(patch)
     return FileRules(lang, out, made, data, complete)
 
@@ -527,6 +542,9 @@ def _rules_on_file(job: _FileJob, item) -> FileRules:
         if isinstance(data, Exception):
             raise data
         for batch in _passes(applicable, job.stages):
+            batch = triggered(batch, data, ctx)
+            if not batch:
+                continue  # no rule of this pass could hit: the file is not parsed for it
             unit: Unit
             if lang == "cuda":
                 unit = SourceFile(record.path, data, lang_for(record.path) or "cpp")

@@ -107,6 +107,36 @@ def _worth_a_look(choices: Choices = DEFAULT_CHOICES) -> tuple[frozenset[str], r
     return names, exact, scanner
 
 
+@cache
+def _trigger_scanners(choices: Choices) -> tuple[frozenset[bytes], re.Pattern[bytes]]:
+    """`_worth_a_look`'s names as bytes, and its prefixes as a search for an identifier's start."""
+    names, prefixes, _ = _worth_a_look(choices)
+    return (frozenset(n.encode() for n in names),
+            re.compile(rb"(?<![A-Za-z0-9_])(?:" + prefixes.pattern.encode() + rb")"))
+
+
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def mentions_names(data: bytes, ctx: RuleContext) -> bool:
+    """The trigger of the rules that read `classify`'s tokens (porter.rules.Rule.trigger):
+    whether any identifier-like run of the bytes, code or not, is a name a table knows or is
+    spelled like a CUDA name. One C-level scan of the file's identifiers against the tables'
+    names; the prefixes' search only for a file with none of them. A file where it is false has
+    no token: those rules yield nothing there, and need no parse."""
+    choices = Choices.of(ctx.options)
+    last = _LAST_MENTION
+    if last and last[0] is data and last[1] == choices:  # five rules ask, of one file's bytes
+        return last[2]
+    names, prefixed = _trigger_scanners(choices)
+    found = not names.isdisjoint(_IDENTIFIER.findall(data)) or prefixed.search(data) is not None
+    _LAST_MENTION[:] = (data, choices, found)
+    return found
+
+
+_LAST_MENTION: list = []
+
+
 def _trie_regex(words: set[str]) -> str:
     """A regex matching exactly `words`, factored by common prefix (cheap for the regex engine)."""
     by_head: dict[str, set[str]] = {}
@@ -133,7 +163,13 @@ def _classify(unit: SourceFile, choices: Choices, project: AbstractSet[str]) -> 
     unknown: list[Token] = []
     data = unit.data
     plain = _plain(choices, extension)
-    for start, end, name in unit.identifiers(scanner):
+    colons = b"::" in data  # else no name is qualified, and the two searches below are skipped
+    code = unit.code_only
+    # The scanner straight over the code (literals and comments blanked), where it can be:
+    # `identifiers`' generator in between was a third of this loop.
+    found = (unit.identifiers(scanner) if code is None else
+             [(m.start(), m.end(), m.group().decode()) for m in scanner.finditer(code)])
+    for start, end, name in found:
         seen = plain.get(name, _UNSEEN)
         if seen is _UNSEEN:
             seen = _SKIP if name not in names and not prefixes.match(name) else _token(ix, b"", 0, len(name), name, extension)
@@ -146,14 +182,14 @@ def _classify(unit: SourceFile, choices: Choices, project: AbstractSet[str]) -> 
             span = next(spans, None)
         if span is not None and span[0] <= start:
             continue  # inside an include path: HIP002 owns it
-        if data.startswith(b"::", end) or data.find(b"::", max(0, start - 4), start) >= 0:
+        if colons and (data.startswith(b"::", end) or data.find(b"::", max(0, start - 4), start) >= 0):
             token = _token(ix, data, start, end, name, extension)  # the qualified name decides
             if token is None:
                 continue
         elif seen is None:
             continue
         else:
-            token = Token(start, end, name, *seen)
+            token = _new_tuple(Token, (start, end, name, *seen))  # Token(...) without its Python __new__
         (unknown if token.kind == "unknown" else tokens).append(token)
     if unknown:
         # Most of a file's own CUDA-looking names are macros (CUDA_CHECK); a regex finds those
@@ -171,6 +207,7 @@ def _classify(unit: SourceFile, choices: Choices, project: AbstractSet[str]) -> 
 
 _UNSEEN = object()
 _SKIP = object()
+_new_tuple = tuple.__new__
 _PLAIN: dict[tuple[Choices, bool], dict[str, object]] = {}
 _PLAIN_MAX = 200_000
 

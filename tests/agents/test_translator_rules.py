@@ -131,3 +131,49 @@ def test_hip012_a_static_umin_of_another_file_does_not_hide_cudas() -> None:
     host = SourceFile("host.cpp", b"static unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }\n"
                       b"unsigned g(unsigned a) { return umin(a, 4u); }\n", "cuda")
     assert not run_rules(host, [rule], ctx, agent="translator").findings
+
+
+def _c_fixtures():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "fixtures" / "rules"
+    suffixes = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp"}
+    return sorted(p for p in root.rglob("*") if p.suffix in suffixes and p.is_file())
+
+
+def test_every_translator_rule_has_a_trigger_that_holds_wherever_it_hits() -> None:
+    # A trigger (porter.rules.Rule.trigger) says where a rule could hit; run without it, over
+    # every C/C++/CUDA fixture of every rule, a rule never hits where its trigger is false.
+    from porter.syntax import lang_for
+
+    assert all(r.trigger is not None for r in HIP)
+    checked = 0
+    for path in _c_fixtures():
+        data = path.read_bytes()
+        for options in (PortOptions(), PortOptions(launch="hipLaunchKernelGGL"), PortOptions(dnn="miopen")):
+            ctx = RuleContext(options)
+            unit = SourceFile(path.name, data, lang_for(path.name) or "cuda")
+            for r in HIP:
+                if list(r.func(unit, ctx)):
+                    checked += 1
+                    assert r.trigger(data, ctx), (r.id, str(path))
+    assert checked > 20
+
+
+def test_a_file_without_cuda_names_is_not_parsed_by_the_translator(monkeypatch) -> None:
+    from porter.state import FileKind, FileRecord
+
+    files = {"plain.cpp": b'#include <vector>\n#include "util.h"\n// a comment\nint add(int a, int b) { return a + b; }\n',
+             "k.cu": b"#include <cuda_runtime.h>\nvoid f(void* p) { cudaFree(p); }\n"}
+    parsed = []
+
+    class Counted(SourceFile):
+        def __post_init__(self) -> None:
+            parsed.append(self.path)
+            super().__post_init__()
+
+    monkeypatch.setattr(rules, "SourceFile", Counted)
+    found, patches = rules.run_on_files("translator", [FileRecord(path=p, kind=FileKind.cuda) for p in files],
+                                        files.__getitem__, RuleContext())
+    assert parsed == ["k.cu"]
+    assert [p.path for p in patches] == ["k.cu"] and all(f.location.path == "k.cu" for f in found)
