@@ -15,8 +15,8 @@ literals that mention CUDA names), then times, in the same run and on the same f
   torch    torch.utils.hipify.hipify_python.hipify over the same directory, into another tree;
   parse    tree-sitter's parse of each file alone (the floor of any parsing translator).
 Each runs in a fresh child process (best of --repeat runs inside it), which reports its peak
-resident memory (ru_maxrss) and its workers'. It prints lines/s, the ratios porter/torch and
-the peak memory. Target (issue 15): porter on 2 processes at least as fast as torch.
+resident memory (ru_maxrss) and its workers', and its CPU time in the best run. It prints
+lines/s, the ratios porter/torch, the CPU seconds and the peak memory. Target (issue 15): porter on 2 processes at least as fast as torch.
 
 Triton (with --triton DIR or PORTER_TRITON_CORPUS): every .py file under DIR (a real Triton
 library fetched by the caller, e.g. FlagOpen/FlagGems' src; its code is never committed here),
@@ -201,13 +201,16 @@ def run_torch(src: Path, dst: Path) -> None:
                              is_pytorch_extension=False)
 
 
-def best_of(repeat: int, fn, *args) -> tuple[float, object]:
-    best, result = float("inf"), None
+def best_of(repeat: int, fn, *args) -> tuple[float, float, object]:
+    """The best wall time of `repeat` runs, this process's CPU time in that run, and the result."""
+    best, cpu, result = float("inf"), float("inf"), None
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         result = fn(*args)
-        best = min(best, time.perf_counter() - t0)
-    return best, result
+        wall = time.perf_counter() - t0
+        if wall < best:
+            best, cpu = wall, time.process_time() - c0
+    return best, cpu, result
 
 
 def child(which: str, corpus: Path, repeat: int, processes: int) -> dict:
@@ -245,12 +248,12 @@ def child(which: str, corpus: Path, repeat: int, processes: int) -> dict:
                 return sum(1 for _ in out.rglob("*.hip"))
             return parse_only(corpus, out)
 
-        seconds, extra = best_of(repeat, go)
+        seconds, cpu, extra = best_of(repeat, go)
     finally:
         if dispatcher is not None:
             dispatcher.close()
         shutil.rmtree(root, ignore_errors=True)
-    return {"seconds": seconds, "extra": extra,
+    return {"seconds": seconds, "cpu": cpu, "extra": extra,
             "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "worker_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
 
@@ -346,6 +349,11 @@ def cpp(args) -> None:
           f"({parse['extra']}/{args.files} files without errors; the floor of any parsing translator)")
     print(f"ratio porter/torch throughput: {torch['seconds'] / serial['seconds']:.2f}x on 1 process, "
           f"{torch['seconds'] / pooled['seconds']:.2f}x on {args.processes} processes")
+    # CPU seconds of the same best runs, in one process each: the work itself, which other
+    # processes on a shared machine stretch far less than the wall time.
+    print(f"CPU of one run, one process:   porter {serial['cpu']:.3f} s, torch {torch['cpu']:.3f} s, "
+          f"parse {parse['cpu']:.3f} s (torch/porter {torch['cpu'] / serial['cpu']:.2f}x; "
+          f"driver of {args.processes} processes {pooled['cpu']:.3f} s)")
 
 
 if __name__ == "__main__":

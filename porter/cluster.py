@@ -183,7 +183,32 @@ def _call(fn: Callable, shared: Any, item: Any) -> tuple[Any, float]:
 
 def _call_chunk(fn: Callable, shared: Any, items: list) -> list[tuple[Any, float]]:
     with quiet_gc():
+        shared = _SharedFile.resolve(shared)
         return [_call(fn, shared, item) for item in items]
+
+
+@dataclass(frozen=True)
+class _SharedFile:
+    """A map's `shared` argument as a worker process receives it: pickled once by the driver into
+    a temporary file, read once per worker. Sent with every chunk, it was pickled, piped and
+    unpickled once per chunk (a rule map's context carries every source file of the tree)."""
+
+    path: str
+    key: str
+
+    @staticmethod
+    def resolve(shared: Any) -> Any:
+        if not isinstance(shared, _SharedFile):
+            return shared
+        found = _SHARED.get(shared.key)
+        if found is None:
+            found = _SHARED[shared.key] = pickle.loads(Path(shared.path).read_bytes())
+            while len(_SHARED) > 2:
+                _SHARED.pop(next(iter(_SHARED)))
+        return found
+
+
+_SHARED: dict[str, Any] = {}  # in a worker: the maps' shared arguments, by key (the latest two maps)
 
 
 # Young objects the cyclic collector lets pile up before it walks them, while CPU-bound per-item
@@ -290,16 +315,28 @@ class LocalDispatcher(Dispatcher):
         queue = deque(list(range(i, min(i + per, len(items)))) for i in range(0, len(items), per))
         pending: dict[Any, list[int]] = {}
         done = 0
-        while queue or pending:
-            while queue and len(pending) < 2 * self.processes:
-                chunk = queue.popleft()
-                pending[self._pool.submit(_call_chunk, fn, shared, [items[i] for i in chunk])] = chunk
-                self.offloaded += len(chunk)
-            ready, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-            for future in ready:
-                for i, out in zip(pending.pop(future), future.result()):
-                    done += 1
-                    finish(i, out, done)
+        sent = shared
+        if shared is not None:
+            fd, path = tempfile.mkstemp(prefix="porter-map-", suffix=".pickle")
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump(shared, f, protocol=pickle.HIGHEST_PROTOCOL)
+            sent = _SharedFile(path, os.urandom(12).hex())
+        try:
+            while queue or pending:
+                while queue and len(pending) < 2 * self.processes:
+                    chunk = queue.popleft()
+                    pending[self._pool.submit(_call_chunk, fn, sent, [items[i] for i in chunk])] = chunk
+                    self.offloaded += len(chunk)
+                ready, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+                for future in ready:
+                    for i, out in zip(pending.pop(future), future.result()):
+                        done += 1
+                        finish(i, out, done)
+        finally:
+            for future in pending:
+                future.cancel()
+            if isinstance(sent, _SharedFile):
+                os.unlink(sent.path)
 
     def map(self, fn, items, *, resources, shared=None, label=str, on_done=None):
         items = list(items)

@@ -427,24 +427,7 @@ class _FileJob:
     token: str = ""
 
     def __reduce__(self):  # RuleContext.sources holds syntax trees, which do not pickle: the bytes do
-        return (_unpickled_job, (self.agent, replace(self.ctx, sources={}), self.stages, dict(self.headers), self.token))
-
-
-_JOBS: OrderedDict[str, _FileJob] = OrderedDict()
-
-
-def _unpickled_job(agent, ctx, stages, headers, token) -> _FileJob:
-    """The job as a worker process first received it for this map (its token): every chunk of a
-    map carries the job, and what one chunk's files learnt (the project's names, once scanned)
-    serves the next."""
-    if token and (job := _JOBS.get(token)) is not None:
-        return job
-    job = _FileJob(agent, ctx, stages, headers, token)
-    if token:
-        _JOBS[token] = job
-        while len(_JOBS) > 2:
-            _JOBS.popitem(last=False)
-    return job
+        return (_FileJob, (self.agent, replace(self.ctx, sources={}), self.stages, dict(self.headers), self.token))
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ class ProjectNames(AbstractSet[str]):
     """`project_names(files)`, computed when first asked (`name in names`), once per object.
 
     Pickled with the names once known, else with the files: a worker process that needs them
-    computes them itself (porter.rules keeps one per map in each worker)."""
+    computes them itself, once per map (porter.cluster hands each worker a map's context once)."""
 
     def __init__(self, files: Iterable[bytes], names: frozenset[str] | None = None) -> None:
         self._files = () if names is not None else tuple(files)

@@ -121,15 +121,15 @@ _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 def mentions_names(data: bytes, ctx: RuleContext) -> bool:
     """The trigger of the rules that read `classify`'s tokens (porter.rules.Rule.trigger):
     whether any identifier-like run of the bytes, code or not, is a name a table knows or is
-    spelled like a CUDA name. One C-level scan of the file's identifiers against the tables'
-    names; the prefixes' search only for a file with none of them. A file where it is false has
-    no token: those rules yield nothing there, and need no parse."""
+    spelled like a CUDA name: the prefixes' search first (a CUDA file's first `cudaMalloc` ends
+    it), then one C-level scan of the file's identifiers against the tables' names. A file where
+    it is false has no token: those rules yield nothing there, and need no parse."""
     choices = Choices.of(ctx.options)
     last = _LAST_MENTION
     if last and last[0] is data and last[1] == choices:  # five rules ask, of one file's bytes
         return last[2]
     names, prefixed = _trigger_scanners(choices)
-    found = not names.isdisjoint(_IDENTIFIER.findall(data)) or prefixed.search(data) is not None
+    found = prefixed.search(data) is not None or not names.isdisjoint(_IDENTIFIER.findall(data))
     _LAST_MENTION[:] = (data, choices, found)
     return found
 
