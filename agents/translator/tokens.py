@@ -270,6 +270,6 @@ def renames(tokens: Iterable[Token], message: Callable[[Token], str]) -> Iterato
     for uses in groups.values():
         first = uses[0]
         hip = first.mapping.hip  # type: ignore[union-attr]
-        edits = tuple(Edit(t.start, t.end, hip) for t in uses)
+        edits = tuple([_new_tuple(Edit, (t.start, t.end, hip, "")) for t in uses])  # Edit(t.start, t.end, hip)
         count = f" ({len(uses)} uses)" if len(uses) > 1 else ""
         yield Hit(first.start, first.end, message(first) + count, edits=edits)
