@@ -234,7 +234,7 @@ class RunResult:
     patch: Patch | None
 
 
-def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str) -> RunResult:
+def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str, triggers: bool = True) -> RunResult:
     """Run rules over one file; merge their edits into one patch.
 
     Edits are taken in rule-id order; an edit that overlaps one already taken is dropped and
@@ -243,13 +243,14 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
     would report) is about code that is gone: it is recorded as fixed by that rule.
 
     A rule that raises is contained: its hits on this file are dropped, an `internal-error`
-    finding names it, and the other rules run on.
+    finding names it, and the other rules run on. A rule whose trigger is false on the file
+    (`Rule.trigger`) is not run; `triggers=False`: the caller has already left those out.
     """
     from porter.containment import internal_error
 
     findings: list[Finding] = []
     taken = _Taken()
-    rules = triggered(rules, unit.data, ctx)
+    rules = triggered(rules, unit.data, ctx) if triggers else list(rules)
     if (agent in DEPTH_BOUND_AGENTS and isinstance(unit, SourceFile) and rules
             and (depth := unit.depth) > MAX_TREE_DEPTH):
         return RunResult([_too_deep(unit, agent, depth)], None)
@@ -535,7 +536,7 @@ def _rules_on_file(job: _FileJob, item) -> FileRules:
                 unit = PythonFile(record.path, data)
             else:
                 unit = TextFile(record.path, data, lang)
-            result = run_rules(unit, batch, ctx, agent=job.agent)
+            result = run_rules(unit, batch, ctx, agent=job.agent, triggers=False)
             findings.extend(result.findings)
             if result.patch:
                 patches.append(result.patch)
