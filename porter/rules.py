@@ -377,8 +377,9 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
     `stages` splits the rules by family into passes: each pass sees the text the previous one
     produced (the microarch agent turns inline PTX into C++ before the wavefront rules read it),
     and yields its own patch, written against the previous pass's result.
-    Headers run first, one after the other here, so that a unit's rules see the headers it
-    includes as rewritten (`RuleContext.sources`); the other files then go to the run's
+    Headers run first, so that a unit's rules see the headers it includes as rewritten
+    (`RuleContext.sources`): those that include no header of the tree through the dispatcher, the
+    others then one after the other here, in order; the other files then go to the run's
     dispatcher (porter.cluster: in-process, or one Ray task each, given the bytes to read and
     the headers as rewritten). Findings and patches come back in the order of `records`.
     """
@@ -394,14 +395,29 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
     headers: dict[str, bytes] = {}
     done: dict[str, FileRules] = {}
     dispatcher = cluster.current()
-    for record in records:
-        if _is_header(record.path) and (lang := rule_lang(record)) is not None and rules_for(agent, lang):
+    hdrs = [r for r in records if _is_header(r.path) and (lang := rule_lang(r)) is not None and rules_for(agent, lang)]
+    hdr_data = {r.path: _read(read, r.path) for r in hdrs}
+    # A header that names no other header of the tree in any string (its quoted includes among
+    # them) sees no header through RuleContext.included, whatever ran before it: those go to the
+    # dispatcher first, as one map, and the others run here in order, each seeing the headers
+    # before it as they left them.
+    alone = [r for r in hdrs if _names_no_header(r.path, hdr_data[r.path], hdr_data)]
+    alone_job = _FileJob(agent, ctx, stages, {})
+    results = dispatcher.map(_rules_on_file, [(r, hdr_data[r.path]) for r in alone], resources=cluster.RULES,
+                             shared=alone_job, label=lambda item: f"{agent}:{item[0].path}")
+    for record, result in zip(alone, results):
+        if isinstance(result, cluster.TaskFailed):  # its node was lost twice: run it here
+            result = _rules_on_file(alone_job, (record, hdr_data[record.path]))
+        done[record.path] = result
+    for record in hdrs:
+        out = done.get(record.path)
+        if out is None:
             start = time.perf_counter()
-            done[record.path] = out = _rules_on_file(_FileJob(agent, ctx, stages, headers), (record, _read(read, record.path)))
+            done[record.path] = out = _rules_on_file(_FileJob(agent, ctx, stages, headers), (record, hdr_data[record.path]))
             dispatcher.durations.append(cluster.TaskRecord("rules-driver", f"{agent}:{record.path}",
                                                               time.perf_counter() - start))
-            if out.lang == "cuda" and out.complete:
-                headers[record.path] = out.data
+        if out.lang == "cuda" and out.complete:
+            headers[record.path] = out.data
     rest = [r for r in records if r.path not in done and (lang := rule_lang(r)) is not None and rules_for(agent, lang)]
     job = _FileJob(agent, ctx, stages, headers, uuid.uuid4().hex)
     results = dispatcher.map(_rules_on_file, [(r, _read(read, r.path)) for r in rest], resources=cluster.RULES,
@@ -581,6 +597,22 @@ class _Sources(Mapping[str, SourceFile]):
 
 
 _PARSED: OrderedDict[tuple[str, str], SourceFile] = OrderedDict()
+
+
+_STRING = re.compile(rb'"([^"\n]*)"')
+
+
+def _names_no_header(path: str, data: bytes | Exception, headers: Mapping[str, object]) -> bool:
+    """Whether no string in `data` resolves, as RuleContext.included resolves an `#include "..."`
+    next to `path`, to another of `headers` (a superset of its includes: strings in comments too)."""
+    if isinstance(data, Exception):
+        return False
+    folder = posixpath.dirname(path)
+    for m in _STRING.finditer(data):
+        target = posixpath.normpath(posixpath.join(folder, m.group(1).decode("utf-8", "replace")))
+        if target != path and target in headers:
+            return False
+    return True
 
 
 def _is_header(path: str) -> bool:

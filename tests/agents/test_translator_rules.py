@@ -177,3 +177,35 @@ def test_a_file_without_cuda_names_is_not_parsed_by_the_translator(monkeypatch) 
                                         files.__getitem__, RuleContext())
     assert parsed == ["k.cu"]
     assert [p.path for p in patches] == ["k.cu"] and all(f.location.path == "k.cu" for f in found)
+
+
+def test_headers_that_include_none_of_the_tree_run_first_and_the_others_see_them_rewritten() -> None:
+    from porter import cluster
+    from porter.rules import _names_no_header
+    from porter.state import FileKind, FileRecord
+
+    headers = {"inc/a.cuh": b"", "inc/b.cuh": b"", "c.cuh": b""}
+    assert _names_no_header("inc/a.cuh", b'#include <b.cuh>\n#include "cuda_runtime.h"\n', headers)
+    assert not _names_no_header("inc/a.cuh", b'#include "b.cuh"\n', headers)
+    assert not _names_no_header("inc/b.cuh", b'// see "../c.cuh"\n', headers)  # any string: a superset
+    assert _names_no_header("inc/a.cuh", b'#include "a.cuh"\n', headers)  # itself
+    assert not _names_no_header("c.cuh", OSError("unreadable"), headers)
+
+    files = {
+        # a.cuh includes none of the tree (it runs in the first map); b.cuh includes a.cuh (it
+        # runs after, here); main.cu reaches the runtime include through both (HIP008 adds none).
+        "inc/a.cuh": b"#include <cuda_runtime.h>\n__device__ float twice(float x) { return 2 * x; }\n",
+        "inc/b.cuh": b'#include "a.cuh"\n__global__ void k(float* p) { p[threadIdx.x] = twice(p[0]); }\n',
+        "main.cu": b'#include "inc/b.cuh"\nint main() { float* p; cudaMalloc(&p, 4); k<<<1, 1>>>(p); }\n',
+    }
+    records = [FileRecord(path=p, kind=FileKind.cuda) for p in files]
+    alone = rules.run_on_files("translator", records, files.__getitem__, RuleContext())
+    pool = cluster.LocalDispatcher(processes=2, min_items=1, min_bytes=0)
+    try:
+        with cluster.using(pool):
+            spread = rules.run_on_files("translator", records, files.__getitem__, RuleContext())
+    finally:
+        pool.close()
+    assert spread == alone
+    assert [p.path for p in alone[1]] == ["inc/a.cuh", "main.cu"]  # b.cuh has nothing to rename
+    assert not [f for f in alone[0] if f.rule == "HIP008"]
