@@ -125,16 +125,16 @@ def mentions_names(data: bytes, ctx: RuleContext) -> bool:
     it), then one C-level scan of the file's identifiers against the tables' names. A file where
     it is false has no token: those rules yield nothing there, and need no parse."""
     choices = Choices.of(ctx.options)
-    last = _LAST_MENTION
-    if last and last[0] is data and last[1] == choices:  # five rules ask, of one file's bytes
+    last = _LAST_MENTION[0]  # one tuple, read and replaced whole: safe across threads
+    if last is not None and last[0] is data and last[1] == choices:  # five rules ask, of one file's bytes
         return last[2]
     names, prefixed = _trigger_scanners(choices)
     found = prefixed.search(data) is not None or not names.isdisjoint(_IDENTIFIER.findall(data))
-    _LAST_MENTION[:] = (data, choices, found)
+    _LAST_MENTION[0] = (data, choices, found)
     return found
 
 
-_LAST_MENTION: list = []
+_LAST_MENTION: list[tuple[bytes, Choices, bool] | None] = [None]
 
 
 def _trie_regex(words: set[str]) -> str:
