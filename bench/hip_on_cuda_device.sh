@@ -5,6 +5,9 @@
 #   - the rocm-examples control set (bench/hip_on_cuda_control.py build, then run).
 # Builds run in parallel first; the timed runs after, one at a time. Results in $OUT.
 #   PORTER_CORPUS=<folder with ROCm+rocm-examples> OUT=<dir> bench/hip_on_cuda_device.sh
+# It writes about ten files (coll_emulated.sass: the emulated kernels' SASS, when cuobjdump is
+# there); a device call that returns at most 8 files tars them, as the session-2 runs did:
+#   OUT=/tmp/o bash bench/hip_on_cuda_device.sh; tar czf $OUT/results.tgz -C /tmp/o .
 set -u
 out="${OUT:-/tmp/hoc_out}"; mkdir -p "$out"
 shim=shims/hip_on_cuda
@@ -13,7 +16,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv > "$out/gpu.tx
 for mode in emulated native; do
   flag=""; [ "$mode" = native ] && flag=-DPORTER_HOC_PLATFORM_NVIDIA
   nvcc -std=c++17 -O3 -arch=sm_90 -I$shim --options-file $shim/nvcc.opts $flag -x cu \
-    bench/hip_on_cuda_collectives.hip -o /tmp/coll_$mode > "$out/coll_build_$mode.txt" 2>&1 &
+    bench/hip_on_cuda_collectives.hip -o /tmp/coll_$mode --resource-usage > "$out/coll_build_$mode.txt" 2>&1 &
 done
 python3 bench/hip_on_cuda_control.py build --corpus "${PORTER_CORPUS:-corpus}" --out /tmp/ctl --jobs 12 \
   --allow-failures > "$out/control_build.txt" 2>&1
@@ -21,4 +24,6 @@ wait
 for mode in emulated native; do
   timeout 120 /tmp/coll_$mode > "$out/collectives_$mode.txt" 2>&1; echo "exit $?" >> "$out/collectives_$mode.txt"
 done
+# The emulated kernels' machine code, for reading where a collective's time goes.
+if command -v cuobjdump > /dev/null; then cuobjdump -sass /tmp/coll_emulated > "$out/coll_emulated.sass" 2>&1; fi
 python3 bench/hip_on_cuda_control.py run --bin /tmp/ctl --out "$out/control.json" --timeout 60 > "$out/control_run.txt" 2>&1

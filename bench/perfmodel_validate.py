@@ -194,7 +194,7 @@ def measure(args) -> None:
                     "date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv)}
     dtypes = args.dtypes.split(",")
     spaces = {dt: measured_space(args.device, dt) for dt in dtypes}
-    shapes = [(i, sh) for i, sh in enumerate(SHAPES) if i % args.every == 0]
+    shapes = [(i, sh) for i, sh in enumerate(SHAPES) if i % args.every == args.offset]
     todo = [(dt, shape) for dt in dtypes for _, shape in shapes if result_key(variant, dt, *shape[1:]) not in data["results"]]
     specialisations = sorted({(dt, _specialisation(*shape[1:])) for dt, shape in todo})
     jobs = []
@@ -258,7 +258,9 @@ def measure(args) -> None:
                         torch, lambda: _launch(gemm_kernel, cfg, a, w, c, m, n, k, programs=programs), flush, CONFIRM_REPS)
                 except Exception:  # noqa: BLE001 - the sweep already recorded it
                     pass
-            data["results"][key] = {"category": cat, "split": split(index), "m": m, "n": n, "k": k, "dtype": dt,
+            # A variant's shapes off the --every grid were measured after its fit: "unseen".
+            part = "unseen" if args.offset and variant != "nt" else split(index)
+            data["results"][key] = {"category": cat, "split": part, "m": m, "n": n, "k": k, "dtype": dt,
                                     "variant": variant,
                                     "configs": [c_.label() for c_ in spaces[dt]], "seconds": times,
                                     "confirm": confirm, "autotune_wall_s": autotune_s}
@@ -345,7 +347,7 @@ def score(args) -> dict:
         select_s = time.perf_counter() - t0
         index = next(i for i, sh in enumerate(SHAPES) if sh[1:] == (r["m"], r["n"], r["k"]))
         rows.append({"key": key, "category": r["category"], "dtype": r["dtype"], "variant": variant,
-                     "split": r["split"] if variant == "nt" else variant_split(index),
+                     "split": r["split"] if variant == "nt" or r["split"] == "unseen" else variant_split(index),
                      "m": r["m"], "n": r["n"], "k": r["k"], "candidates": int(ok.sum()),
                      "pick": r["configs"][pick], "best": r["configs"][best],
                      "pick_s": float(measured[pick]), "best_s": float(measured[best]),
@@ -356,11 +358,12 @@ def score(args) -> dict:
                      "best_tflops": 2 * r["m"] * r["n"] * r["k"] / measured[best] / 1e12})
     summary = {name: _summary([x for x in rows if keep(x)]) for name, keep in
                (("all", lambda x: True), ("held-out", lambda x: x["split"] == "held-out"),
+                ("unseen", lambda x: x["split"] == "unseen"),
                 ("fit", lambda x: x["split"] == "fit"),
                 *((dt, (lambda d: lambda x: x["dtype"] == d)(dt)) for dt in DTYPES),
                 *((f"{v} {dt} {sp}", (lambda v, d, p: lambda x: x["variant"] == v and x["dtype"] == d
                                           and x["split"] == p)(v, dt, sp))
-                  for v in VARIANTS for dt in DTYPES for sp in ("fit", "held-out")))}
+                  for v in VARIANTS for dt in DTYPES for sp in ("fit", "held-out", "unseen")))}
     report = {"meta": meta, "model_device": dev.name, "summary": summary, "rows": rows,
               "scored": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv)}
     _print(report)
@@ -488,6 +491,9 @@ def main(argv: list[str] | None = None):
     m.add_argument("--deadline", type=float, default=1e9, help="seconds after which no new shape is started")
     m.add_argument("--variant", choices=tuple(VARIANTS), default="nt", help="kernel variant (bench/gemm_kernel.py)")
     m.add_argument("--every", type=int, default=1, help="measure every N-th shape of SHAPES (the split stays by index)")
+    m.add_argument("--offset", type=int, default=0,
+                   help="with --every N, the shapes whose index is this modulo N; a variant's such shapes are "
+                        "recorded as split 'unseen' (measured after its model terms were fitted)")
     s = sub.add_parser("score")
     s.add_argument("raw", nargs="+")
     s.add_argument("--device", default="h200")

@@ -19,13 +19,17 @@ which torch's hipify needs, copied with their folders): where some files hold no
 porter's translator does not parse them.
 Each runs in a fresh child process (best of --repeat runs inside it), which reports its peak
 resident memory (ru_maxrss) and its workers', and its CPU time in the best run. It prints
-lines/s, the ratios porter/torch, the CPU seconds and the peak memory. Target (issue 15): porter on 2 processes at least as fast as torch.
+lines/s, the ratios porter/torch, the CPU seconds and the peak memory. Target (issue 15):
+porter on 2 processes at least as fast as torch.
 
 Triton (with --triton DIR or PORTER_TRITON_CORPUS): every .py file under DIR (a real Triton
 library fetched by the caller, e.g. FlagOpen/FlagGems' src; its code is never committed here),
 as `porter port --no-verify` treats it: the scan's classification (a Triton module is parsed by
 libcst), then the translator's, the microarch agent's and the shim agent's rules over the Triton
-modules; lines/s over all the .py lines. Target (issue 15): 20k lines/s.
+modules; lines/s over all the .py lines, best of --repeat runs, each in a fresh process (porter
+keeps parsed modules by content, so a second run in one process would find them parsed) with the
+rule catalog imported before the clock starts, as the C++ contenders are warmed. Target (issue 15):
+20k lines/s.
 """
 
 from __future__ import annotations
@@ -281,12 +285,15 @@ def child(which: str, corpus: Path, repeat: int, processes: int) -> dict:
 
 def triton_child(corpus: Path) -> dict:
     """Every .py file under `corpus` as `porter port --no-verify` treats it (scan, then three agents)."""
-    from porter.rules import RuleContext, run_on_files
+    from porter.rules import RuleContext, load, run_on_files
     from porter.scan import classify
     from porter.state import FileKind, FileRecord
 
     data = {str(p.relative_to(corpus)): p.read_bytes() for p in sorted(corpus.rglob("*.py")) if p.is_file()}
     lines = sum(d.count(b"\n") for d in data.values())
+    t0 = time.perf_counter()
+    load()  # importing the rule catalog: once per process, not per file
+    catalog = time.perf_counter() - t0
     t0 = time.perf_counter()
     records = []
     for rel, text in data.items():
@@ -302,7 +309,7 @@ def triton_child(corpus: Path) -> dict:
     seconds = time.perf_counter() - t0
     return {"files": len(data), "lines": lines, "triton": sum(r.kind == FileKind.triton for r in records),
             "unparsed": sum(r.kind == FileKind.triton and not r.parsed for r in records), "findings": findings,
-            "seconds": seconds, "scan_seconds": scanned - t0,
+            "seconds": seconds, "scan_seconds": scanned - t0, "catalog_seconds": catalog,
             "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
@@ -338,12 +345,15 @@ def main() -> int:
     if not args.skip_cpp:
         cpp(args)
     if args.triton is not None:
-        t = spawn("--child", "triton", "--corpus", str(args.triton))
+        runs = [spawn("--child", "triton", "--corpus", str(args.triton)) for _ in range(max(1, args.repeat))]
+        t = min(runs, key=lambda r: r["seconds"])
         print(f"triton corpus {args.triton}: {t['files']} .py files, {t['lines']} lines, {t['triton']} Triton modules "
-              f"({t['unparsed']} libcst cannot parse)")
+              f"({t['unparsed']} libcst cannot parse); best of {len(runs)} runs, each in a fresh process")
         print(f"porter scan + translator + microarch + shim: {t['seconds']:8.3f} s  "
               f"{t['lines'] / t['seconds']:10,.0f} lines/s  (scan {t['scan_seconds']:.3f} s; "
-              f"{t['findings']} findings; peak RSS {t['rss_mib']:.0f} MiB)")
+              f"{t['findings']} findings; peak RSS {max(r['rss_mib'] for r in runs):.0f} MiB; "
+              f"all runs {', '.join(format(r['seconds'], '.3f') for r in runs)} s; "
+              f"rule catalog import {t['catalog_seconds']:.3f} s, before the clock)")
     return 0
 
 

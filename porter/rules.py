@@ -150,9 +150,13 @@ class Rule:
     func: RuleFunc
     doc: str
     module: str
-    # A test on the file's bytes that is true wherever the rule could yield a hit (a superset:
-    # comments and strings count). Where it is false the rule is not run, and where no rule of a
-    # pass has a true trigger the file is not even parsed (`_rules_on_file`). None: always run.
+    # A cheap test of the unit, false when the rule cannot hit it: the rule is then not run, and
+    # a Triton module no rule's test passes is never parsed by libcst (porter.triton_facts).
+    when: Callable[[Any], bool] | None = None
+    # The same kind of test on the file's bytes, before any unit is made, with the run's context
+    # (the translator's tables depend on its options): where it is false the rule is not run,
+    # and where no rule of a pass has a true trigger the C/C++/CUDA file is not even parsed by
+    # tree-sitter (`_rules_on_file`). None: always run.
     trigger: Trigger | None = None
 
     @property
@@ -172,9 +176,13 @@ _REGISTRY: dict[str, Rule] = {}
 
 
 def rule(*, id: str, lang: Lang, severity: str, fix: FixKind = "none",
+         when: Callable[[Any], bool] | None = None,
          trigger: Trigger | None = None) -> Callable[[RuleFuncT], RuleFuncT]:
     """Register a rule. The calling module's docstring is the rule's documentation.
-    `trigger`: see `Rule.trigger`."""
+
+    `when(unit)` is an optional precheck: it must be true whenever the rule could yield a hit
+    (an over-approximation: a text search, or porter.triton_facts for Triton modules).
+    `trigger(data, ctx)` is one on the file's bytes (`Rule.trigger`), which spares the parse."""
 
     def register(func: RuleFuncT) -> RuleFuncT:
         if not RULE_ID.match(id):
@@ -188,7 +196,8 @@ def rule(*, id: str, lang: Lang, severity: str, fix: FixKind = "none",
         if agent not in AGENTS:
             raise ValueError(f"{func.__module__}: rules live in agents/<agent>/rules/")
         _REGISTRY[id] = Rule(id=id, agent=agent, lang=lang, severity=Severity(severity), fix=fix,
-                             func=func, doc=module.__doc__ or "", module=func.__module__, trigger=trigger)
+                             func=func, doc=module.__doc__ or "", module=func.__module__, when=when,
+                             trigger=trigger)
         return func
 
     return register
@@ -213,6 +222,11 @@ cluster.WORKER_WARM_UP.append(load)
 
 def rules_for(agent: str, lang: str) -> list[Rule]:
     return [r for r in load().values() if r.agent == agent and r.lang == lang]
+
+
+def readers(unit: Unit) -> list[Rule]:
+    """The rules of every agent that may hit `unit`: of its lang, and whose `when` test passes."""
+    return [r for r in load().values() if r.lang == unit.lang and (r.when is None or r.when(unit))]
 
 
 def get(rule_id: str) -> Rule:
@@ -256,6 +270,8 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
         return RunResult([_too_deep(unit, agent, depth)], None)
     for r in rules:
         try:
+            if r.when is not None and not r.when(unit):
+                continue
             hits = list(r.func(unit, ctx))
         except Exception as exc:  # noqa: BLE001 - porter's own bug, reported as a finding (containment.py)
             findings.append(internal_error(unit.path, r.id, exc, agent=agent))

@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from porter import kernel_facts
 from porter.containment import internal_error
 from porter.encoding import detect
-from porter.pysyntax import is_triton, parse_error
+from porter.pysyntax import PythonFile, is_triton, parse_error
 from porter.state import FileKind, FileRecord, Finding, KernelInfo, LaunchSite, Location
 from porter.syntax import CPP_SUFFIXES, CUDA_SUFFIXES, SourceFile, lang_for
 from porter.workspace import display_path
@@ -61,9 +61,25 @@ def classify(rel: str, data: bytes) -> tuple[FileKind, str]:
         return FileKind.cpp, ""
     if suffix == ".py":
         if is_triton(data):
-            return FileKind.triton, parse_error(data)
+            return FileKind.triton, triton_note(rel, data)
         return FileKind.python, ""
     return FileKind.text, ""
+
+
+def triton_note(rel: str, data: bytes) -> str:
+    """The scan's note on a Triton module: '' when it is ported, else why libcst cannot parse it.
+
+    libcst parses only modules a TRI/SHIM rule may rewrite (its `when` test, from Python's own
+    parser: porter.triton_facts), and keeps the tree for those rules. A module CPython parses and
+    no rule reads is copied as it is whatever libcst would say of it; one CPython cannot parse
+    is left to libcst's verdict, as every module was before.
+    """
+    from porter.rules import readers
+
+    unit = PythonFile(rel, data)
+    if not readers(unit) and unit.tree is not None:
+        return ""
+    return parse_error(data)
 
 
 @dataclass(frozen=True)

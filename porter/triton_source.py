@@ -9,6 +9,8 @@ libcst tree.
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import re
 
 import libcst as cst
@@ -115,14 +117,32 @@ def kernels(module: cst.Module, names: dict[str, str]) -> dict[str, cst.Function
 def find(node: cst.CSTNode, kind: type | tuple[type, ...]) -> list:
     """Every descendant of one libcst node type (the node itself included), in source order.
 
-    The rules of a module ask this a dozen times; libcst walks a tree slowly (each visit
-    rebuilds every node), so the tree is walked once, its nodes listed in visiting order with
-    where each one's subtree ends, and every later question about it or any node inside it
-    is a slice of that list.
+    The rules of a module ask this a dozen times; the tree is walked once (`_Walk`), its nodes
+    listed in libcst's visiting order with where each one's subtree ends, and every later
+    question about it or any node inside it is a slice of that list.
     """
     walk = _walk(node)
     i = walk.at[id(node)]
-    return [n for n in walk.order[i:walk.ends[i]] if isinstance(n, kind)]
+    of_kind = _OF_KIND.get(kind)
+    if of_kind is None:
+        of_kind = _OF_KIND[kind] = {}
+    if i:
+        return [n for n in walk.order[i:walk.ends[i]] if _is_a(type(n), kind, of_kind)]
+    found = walk.kinds.get(kind)  # the whole tree: each rule asks for its calls, imports, functions
+    if found is None:
+        found = walk.kinds[kind] = [n for n in walk.order if _is_a(type(n), kind, of_kind)]
+    return list(found)
+
+
+def _is_a(cls: type, kind: type | tuple[type, ...], of_kind: dict[type, bool]) -> bool:
+    """issubclass(cls, kind), remembered in `of_kind` (libcst's node classes are ABCs: slow to ask)."""
+    found = of_kind.get(cls)
+    if found is None:
+        found = of_kind[cls] = issubclass(cls, kind)
+    return found
+
+
+_OF_KIND: dict[type | tuple[type, ...], dict[type, bool]] = {}
 
 
 def parents(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
@@ -134,26 +154,108 @@ def parents(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
     return walk.parent_of
 
 
-class _Walk(cst.CSTVisitor):
-    def __init__(self) -> None:
+class _Walk:
+    """A tree's nodes in libcst's visiting order (source order), each one's parent and subtree end.
+
+    libcst's own `visit` rebuilds and re-validates every node it passes, which costs more than
+    parsing. This walk reads the children straight from each node's fields instead, in the order
+    libcst visits them: learned once per node class by letting the class visit its children with
+    a recorder (`on_visit_attribute` names each field as it goes).
+    """
+
+    def __init__(self, root: cst.CSTNode) -> None:
         self.order: list[cst.CSTNode] = []
         self.at: dict[int, int] = {}
-        self.ends: list[int] = []
         self.parent: list[int] = []
         self.parent_of: dict[cst.CSTNode, cst.CSTNode] | None = None
-        self._open: list[int] = []
+        self.tops: list[tuple[int, int, cst.CSTNode]] | None = None  # (walk index, body index, statement)
+        self.kinds: dict[type | tuple[type, ...], list[cst.CSTNode]] = {}  # `find` over the whole tree
+        order, at, parent = self.order, self.at, self.parent
+        stack: list[tuple[cst.CSTNode, int]] = [(root, -1)]
+        pop, push = stack.pop, stack.append
+        while stack:
+            node, up = pop()
+            i = len(order)
+            at[id(node)] = i
+            order.append(node)
+            parent.append(up)
+            kids = _children(node)
+            for k in range(len(kids) - 1, -1, -1):
+                push((kids[k], i))
+        ends = list(range(1, len(order) + 1))
+        for i in range(len(order) - 1, 0, -1):  # a child's index is past its parent's: ends settle bottom-up
+            p = parent[i]
+            if ends[i] > ends[p]:
+                ends[p] = ends[i]
+        self.ends = ends
+
+
+def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """A node's children in libcst's visiting order (what `node.children` gives, without a rebuild)."""
+    cls = type(node)
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _learn(node)
+    kids: list[cst.CSTNode] = []
+    for name in fields[0]:
+        value = getattr(node, name)
+        kind = type(value)
+        if kind is tuple or kind is list:
+            kids.extend(value)
+        elif _is_node(kind):
+            kids.append(value)
+    for name in fields[1]:  # fields libcst visits only when set (an f-string's format_spec)
+        value = getattr(node, name)
+        kind = type(value)
+        if ((kind is tuple or kind is list) and value) or _is_node(kind):
+            return _children_slowly(node)
+    return kids
+
+
+def _is_node(kind: type) -> bool:
+    """issubclass(kind, cst.CSTNode), remembered: CSTNode is an ABC, and asking it is slow."""
+    found = _NODE_TYPES.get(kind)
+    if found is None:
+        found = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
+    return found
+
+
+_NODE_TYPES: dict[type, bool] = {}
+
+
+class _FieldOrder(cst.CSTVisitor):
+    """Records the fields `root` visits, in order, without descending."""
+
+    def __init__(self, root: cst.CSTNode) -> None:
+        self.root = root
+        self.fields: list[str] = []
+        self.kids: list[cst.CSTNode] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        i = len(self.order)
-        self.at[id(node)] = i
-        self.order.append(node)
-        self.ends.append(0)
-        self.parent.append(self._open[-1] if self._open else -1)
-        self._open.append(i)
-        return True
+        self.kids.append(node)
+        return False
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self.ends[self._open.pop()] = len(self.order)
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        if node is self.root and attribute not in self.fields:
+            self.fields.append(attribute)
+
+
+def _learn(node: cst.CSTNode) -> tuple[list[str], list[str]]:
+    """The fields a node class visits in order, and its other fields (visited only when set, or never)."""
+    recorder = _FieldOrder(node)
+    node._visit_and_replace_children(recorder)
+    others = [f.name for f in dataclasses.fields(node) if f.name not in recorder.fields]
+    found = _FIELDS[type(node)] = (recorder.fields, others)
+    return found
+
+
+def _children_slowly(node: cst.CSTNode) -> list[cst.CSTNode]:
+    recorder = _FieldOrder(node)
+    node._visit_and_replace_children(recorder)
+    return recorder.kids
+
+
+_FIELDS: dict[type, tuple[list[str], list[str]]] = {}
 
 
 # The last trees walked, newest first. Each walk holds its root, so the ids of its nodes stay theirs.
@@ -166,11 +268,26 @@ def _walk(node: cst.CSTNode) -> _Walk:
         i = walk.at.get(id(node))
         if i is not None and walk.order[i] is node:
             return walk
-    walk = _Walk()
-    node.visit(walk)
+    walk = _Walk(node)
     _WALKS.insert(0, walk)
     del _WALKS[_KEEP:]
     return walk
+
+
+def statement_of(module: cst.Module, node: cst.CSTNode) -> tuple[int, cst.CSTNode] | None:
+    """The top-level statement of `module` that holds `node` (itself included), with its index in
+    `module.body`; None for the module itself and what lies outside its statements."""
+    walk = _walk(module)
+    i = walk.at.get(id(node))
+    if i is None or walk.order[i] is not node:
+        return None
+    if walk.tops is None:
+        walk.tops = [(walk.at[id(s)], k, s) for k, s in enumerate(module.body)]
+    j = bisect.bisect_right(walk.tops, i, key=lambda t: t[0]) - 1
+    if j < 0:
+        return None
+    start, k, stmt = walk.tops[j]
+    return (k, stmt) if i < walk.ends[start] else None
 
 
 _ROW = re.compile(r"(\w+)\s*\[\s*:\s*,\s*None\s*\]")

@@ -1,5 +1,6 @@
-"""What the MFMA### rules read in inline PTX: the one `mma.sync` or `ldmatrix` instruction of an
-asm statement and the C operand behind each %N.
+"""What the MFMA### rules read: in inline PTX, the one `mma.sync` or `ldmatrix` instruction of an
+asm statement and the C operand behind each %N; in nvcuda::wmma code, the fragments the gfx950
+helpers do not cover.
 
 The rules (microarch agent, after the translator) rewrite those statements into calls of porter's
 gfx950 helpers (shims/compat/mfma_gfx950.h); tests/agents/test_mfma_layouts.py checks the helpers'
@@ -9,6 +10,7 @@ lane layouts numerically.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -18,6 +20,9 @@ from porter.syntax import SourceFile
 MMA = re.compile(r"^mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.(f16|bf16)\.(f16|bf16)\.f32$")
 LDMATRIX = re.compile(r"^ldmatrix\.sync\.aligned\.m8n8\.x([124])(\.trans)?\.shared(::cta)?\.b16$")
 _OPERAND = re.compile(r"%(\d+)")
+WMMA_INPUT_TYPES = frozenset({"half", "__half", "__hip_bfloat16", "__nv_bfloat16", "nv_bfloat16"})
+_OTHER_NVCUDA = re.compile(rb"\bnvcuda\s*::\s*(?!wmma\b)\w+")
+_FRAGMENT = "(template_type name: (type_identifier) @name arguments: (template_argument_list) @args) @t"
 
 
 @dataclass(frozen=True)
@@ -64,3 +69,23 @@ def _operand_expr(src: SourceFile, operand: Node) -> str:
     values = [c for c in operand.named_children if c.type not in ("string_literal", "identifier")
               or c.prev_sibling is not None and c.prev_sibling.type == "("]
     return " ".join(src.text(values[-1]).split()) if values else ""
+
+
+def wmma_unsupported(unit: SourceFile) -> Iterator[tuple[int, int, str]]:
+    """Fragments and nvcuda names the porter_wmma helpers do not cover: (start, end, what)."""
+    for m in _OTHER_NVCUDA.finditer(unit.data):
+        if unit.is_code(m.start()):
+            yield m.start(), m.end(), f"`{m.group().decode()}`"
+    for match in unit.matches(_FRAGMENT):
+        if unit.text(match["name"][0]) != "fragment":
+            continue
+        node = match["t"][0]
+        args = [" ".join(unit.text(a).split()) for a in match["args"][0].named_children if a.type != "comment"]
+        if len(args) < 5:
+            continue
+        use = args[0].rsplit("::", 1)[-1]
+        shape_ok = args[1:4] == ["16", "16", "16"]
+        elem = args[4].rsplit("::", 1)[-1]
+        type_ok = elem == "float" if use == "accumulator" else elem in WMMA_INPUT_TYPES
+        if not (shape_ok and type_ok):
+            yield node.start_byte, node.end_byte, f"wmma fragment <{', '.join(args)}>"

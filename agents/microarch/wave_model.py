@@ -13,7 +13,10 @@ that depends on the wave size, and gives the kernel one decision:
   votes taken over the caller's half of the wave, `warpSize` read as 32, lane ids modulo 32. The
   safe default: a kernel with no cross-lane operation keeps its 32-based math as it is.
 - convert64: every quantity has a rewrite to the whole 64-lane wave, and all of them are made
-  together (the WAVE rules, gated on this decision).
+  together (the WAVE rules, gated on this decision), and it pays: shared arrays sized by the warp
+  size grow with it, so where the LDS they then take leaves room for fewer waves per CU than the
+  32-lane form (porter.hardware: LDS per CU and per workgroup, waves per CU; lds_cost) the kernel
+  keeps its 32-lane groups instead (or asks, when some quantity has no group form).
 - ask: neither can be shown; the blocking quantities are listed.
 
 Kernels that share a helper or a warp-size constant share the decision (a component). A helper
@@ -31,7 +34,7 @@ from typing import Literal
 from tree_sitter import Node
 
 from porter import cuda_patterns as patterns
-from porter import kernel_facts
+from porter import hardware, kernel_facts
 from porter.agents.microarch import wave_sites
 from porter.rules import Hit, RuleContext
 from porter.syntax import SourceFile
@@ -794,6 +797,10 @@ def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:  # n
         cross[comp] = is_cross
         decisions[comp], *rest = decide(qs, is_cross, forced.get(comp, set()))
         reasons[comp] = (rest[0], rest[1])
+        if decisions[comp] == "convert64" and not forced.get(comp):
+            costs = [c for i in kernels_of.get(comp, []) if (k := facts.get(fns[i].name)) is not None
+                     and (c := lds_cost(unit, k, constants, qs, ctx.options.arch)) is not None]
+            decisions[comp], reasons[comp] = lds_gate(qs, costs, reasons[comp])
     spans = []
     for i, f in enumerate(fns):
         start, end = f.view.span(f.node)
@@ -851,6 +858,109 @@ def decide(qs: list[Quantity], cross: bool, forced: set[str]) -> tuple[Decision,
     if not no_keep:
         return "keep32", f"{no_convert[0].shown} does not convert to 64 lanes ({no_convert[0].note or 'no rule rewrites it'})", no_convert
     return "ask", (f"{no_convert[0].shown} does not convert and {no_keep[0].shown} has no 32-lane-group form"), no_convert + no_keep
+
+
+@dataclass(frozen=True)
+class LdsCost:
+    """What convert64 does to one kernel's static LDS, and the waves per CU that LDS leaves room for."""
+
+    kernel: str
+    before: int  # bytes of static __shared__ arrays per block, as written (keep32 keeps them)
+    after: int  # the same once every warp-size dimension is 64
+    waves_before: int
+    waves_after: int
+    block_known: bool  # the launch's block size is in this file; else one wave per block is assumed
+    lds_per_cu: int
+    max_waves: int
+
+    @property
+    def shown(self) -> str:
+        per_block = "" if self.block_known else " (block size not in this file: one wave per block assumed)"
+        return (f"`{self.kernel}`: static LDS {kernel_facts.kib(self.before)} -> {kernel_facts.kib(self.after)} "
+                f"per block; {self.waves_before} -> {self.waves_after} waves per CU by LDS "
+                f"({self.lds_per_cu // 1024} KiB per CU, at most {self.max_waves} waves){per_block}")
+
+
+_TOKEN = re.compile(r"[A-Za-z_]\w*")
+_ARITHMETIC = re.compile(r"^[\d\s+\-*/%()]+$")
+
+
+def _dim_after(unit: SourceFile, node: Node, before: int, wide: dict[str, int], lane_dims: set[int]) -> int | None:
+    """A dimension once convert64 is made: a lane-indexed [32] becomes [64]; a warp-size constant 64."""
+    if node.start_byte in lane_dims:
+        return 64
+    text = unit.text(node)
+    names = set(_TOKEN.findall(text))
+    if not names & set(wide):
+        return before
+    if names - set(wide):
+        return None  # other names beside the constant: not evaluated here
+    expr = _TOKEN.sub(lambda m: str(wide[m.group()]), text)
+    if not _ARITHMETIC.match(expr):
+        return None
+    try:
+        return int(eval(expr.replace("/", "//"), {"__builtins__": {}}, {}))  # digits and operators only
+    except (ArithmeticError, SyntaxError):
+        return None
+
+
+def lds_cost(unit: SourceFile, k: kernel_facts.Kernel, constants: dict[str, int], qs: list[Quantity],
+             arch: str) -> LdsCost | None:
+    """The kernel's static LDS under keep32 and convert64, and the waves per CU each leaves room for
+    (porter.hardware: LDS per CU and per workgroup, waves per CU). None when no array changes or a
+    size is not a constant."""
+    own = [q for q in qs if q.path == unit.path]
+    converting = {q.text.split(" = ", 1)[0] for q in own if q.kind == "constant" and q.convert}
+    wide = {name: 64 for name, v in constants.items() if v == 32 and name in converting}
+    lane_dims = {q.start for q in own if q.kind == "shared-array" and q.form == "32" and q.convert}
+    before = after = 0
+    for a in k.arrays:
+        if a.extern:
+            continue
+        if a.bytes is None:
+            return None
+        size = a.elem_bytes or 0
+        for d, node in zip(a.dims, a.dim_nodes):
+            new = _dim_after(unit, patterns.unwrap(node), d or 0, wide, lane_dims)
+            if new is None:
+                return None
+            size *= new
+        before += a.bytes
+        after += size
+    if after == before:
+        return None
+    spec = hardware.get(arch).spec
+    lds_cu, lds_wg = int(spec.lds_bytes_per_cu.value), int(spec.lds_bytes_per_workgroup.value)
+    max_waves, wave = int(spec.max_waves_per_cu.value), int(spec.wave_size.value)
+    shape = kernel_facts.block_shape(unit, k.name)
+    per_block = max(1, -(-shape[0] * shape[1] * shape[2] // wave)) if shape else 1
+
+    def waves(nbytes: int) -> int:
+        if nbytes > lds_wg:
+            return 0  # the launch fails: more LDS than a workgroup may have
+        blocks = lds_cu // nbytes if nbytes else max_waves
+        return min(max_waves, blocks * per_block) // per_block * per_block
+
+    return LdsCost(k.name, before, after, waves(before), waves(after), shape is not None, lds_cu, max_waves)
+
+
+def lds_gate(qs: list[Quantity], costs: list[LdsCost],
+             chosen: tuple[str, tuple[Quantity, ...]]) -> tuple[Decision, tuple[str, tuple[Quantity, ...]]]:
+    """convert64 only where it pays: the LDS it adds must not cost waves per CU (issue 12: "convert to
+    64 when all of them convert together and the LDS/occupancy figures say it pays"). Otherwise
+    keep32 when every quantity has a 32-lane-group form, else ask."""
+    if not costs:
+        return "convert64", chosen
+    worse = [c for c in costs if c.waves_after < c.waves_before]
+    if not worse:
+        return "convert64", (f"{chosen[0]}; its LDS grows without costing waves: "
+                             + "; ".join(c.shown for c in costs), chosen[1])
+    live = [q for q in qs if q.form != "neutral"]
+    no_keep = tuple(q for q in live if not q.keep)
+    why = "converting to 64 lanes would cost occupancy: " + "; ".join(c.shown for c in worse)
+    if not no_keep:
+        return "keep32", (f"every quantity converts, but {why}: the 32-lane groups are kept", ())
+    return "ask", (f"{why}, and {no_keep[0].shown} has no 32-lane-group form", no_keep)
 
 
 def _headers(unit: SourceFile, ctx: RuleContext, seen: frozenset[str] = frozenset()) -> list[SourceFile]:

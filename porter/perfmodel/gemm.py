@@ -245,6 +245,13 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
                                                  np.full_like(by_lds, MAX_WORKGROUPS_PER_CU)]))
     if traits.persistent:
         c.resident = np.ones_like(c.resident)
+    # The instruction streams that fill each other's gaps at the matrix unit: the CU's resident
+    # workgroups, counted in evaluate(). A persistent kernel has one workgroup per CU for the whole
+    # run, and there its warps (waves) do it: one stream per SM sub-partition (SIMD) they fill, a
+    # warpgroup of 4 on sm_90. Fitted on the persistent fit shapes of
+    # bench/results/perfmodel-h200-raw-persistent-2026-12-01.json (docs/evidence/perfmodel-variants-h200-2026-12-01.md).
+    c.streams = (np.maximum(1.0, c.nw / spec.simds_per_cu.value) if traits.persistent
+                 else np.ones_like(c.resident))
 
     # Per K-iteration cycles of one workgroup on a CU.
     flops_clk = dev.flops_per_clk_per_cu(dtype)
@@ -332,8 +339,9 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
         core = np.maximum(compute, lds)
         # The CU's matrix unit is shared by its workgroups, but each workgroup also waits on its
         # own loop overhead (barriers, waits for its operands): one workgroup alone cannot fill
-        # the unit; a second one fills the first one's gaps.
-        own = core / per_cu + overhead
+        # the unit; a second one fills the first one's gaps (c.streams: a persistent kernel's
+        # warpgroups do it instead).
+        own = core / (per_cu * c.streams) + overhead
         busy = np.maximum(core, own)
         step = np.where(c.pipelined, np.maximum(busy, load), busy + load)
         per_iter_bound = np.select([step < load * 1.0001, core == compute], [2, 0], 1)

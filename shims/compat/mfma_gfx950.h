@@ -22,6 +22,12 @@
 //   only one half is active (the other warp left the branch), a VALU path computes the same
 //   values from the active half alone; the MFMA is used only with the whole wave active.
 //
+//   That uses half of the instruction's K per warp. Two K steps of one warp fill all of it
+//   (porter_wmma::mma_sync_k32, written by MFMA005 into a wmma K loop): one MFMA per warp, with
+//   step k's operands in lanes 0-31 and step k + 1's in lanes 32-63, exchanged between the warps
+//   by v_permlane32_swap (porter_mfma::paired_steps): 2 MFMAs per wave for 2 warps x K 32, where
+//   unpaired steps issue 4.
+//
 // Under shims/hip_on_cuda (nvcc on an NVIDIA GPU, PORTER_HIP_ON_CUDA defined by its config.h) the
 // same helpers build from the same text: only the operand vector types, the 16-bit element types
 // and the LDS accesses differ (the `#if defined(PORTER_HIP_ON_CUDA)` branches below). There the
@@ -69,11 +75,10 @@ __device__ inline float from_lane(float v, unsigned src) {
 __device__ inline f32x4 mfma(f16x8 p, f16x8 q, f32x4 c) { return __builtin_amdgcn_mfma_f32_16x16x32_f16(p, q, c, 0, 0, 0); }
 __device__ inline f32x4 mfma(bf16x8 p, bf16x8 q, f32x4 c) { return __builtin_amdgcn_mfma_f32_16x16x32_bf16(p, q, c, 0, 0, 0); }
 
-// The same D rows of this half, from this half's lanes only (see the header comment). Kept out
-// of line and rolled: it runs only where a wave is split, and inlined it costs the MFMA path
-// registers (and spills) it never uses.
+// The same D rows of this half, from this half's lanes only (see the header comment). Rolled: it
+// runs only where a wave is split.
 template <typename V>
-__device__ __attribute__((noinline)) f32x4 half_alone(V p, V q, f32x4 c) {
+__device__ inline f32x4 half_alone_valu(V p, V q, f32x4 c) {
   const unsigned l = lane(), r = l & 31, base = l & 32, h = l >> 5, col = r & 15;
   const u32x4 pw = __builtin_bit_cast(u32x4, p), qw = __builtin_bit_cast(u32x4, q);
   f32x4 d = c;
@@ -92,6 +97,26 @@ __device__ __attribute__((noinline)) f32x4 half_alone(V p, V q, f32x4 c) {
   }
   return d;
 }
+// Out of line for mma_sync (and mma_m16n8k16): inlined there it costs the MFMA path registers (and
+// spills) it never uses.
+template <typename V>
+__device__ __attribute__((noinline)) f32x4 half_alone(V p, V q, f32x4 c) { return half_alone_valu(p, q, c); }
+
+// Both 8-row slabs of two K steps (mma_sync_k32) for a split wave, inline: a call in a paired K
+// loop clobbers the caller-saved VGPRs the loop keeps its pointers in (clang 22 spilled them at
+// the 128-VGPR limit of a 1024-thread kernel); the rolled VALU loops inline cost fewer registers
+// than the MFMA path beside them needs.
+struct acc8 {
+  f32x4 lo, hi;
+};
+template <typename V>
+__device__ inline acc8 steps_alone(V p0lo, V p0hi, V q0, V p1lo, V p1hi, V q1, acc8 c) {
+  c.lo = half_alone_valu(p0lo, q0, c.lo);
+  c.hi = half_alone_valu(p0hi, q0, c.hi);
+  c.lo = half_alone_valu(p1lo, q1, c.lo);
+  c.hi = half_alone_valu(p1hi, q1, c.hi);
+  return c;
+}
 
 // D rows 8h..8h+7 = P rows 8h.. * Q rows 16h.. + C, for the half h this lane is in.
 template <typename V>
@@ -102,6 +127,72 @@ __device__ inline f32x4 half_wave_step(V p, V q, f32x4 c) {
 
 // Whether this lane carries P rows for its own half: P row l % 16 lies in 8h..8h+7.
 __device__ inline bool p_row_lane() { return ((lane() >> 3) & 1) == ((lane() >> 5) & 1); }
+
+// The A operand of one half-wave step from a 16-row A in the full layout (lane r of half h holds
+// row r % 16, K group r / 16): P rows 8h..8h+7 = A rows 8s..8s+7 of the slab s asked for, zero in
+// the other half's P rows (the other half's D rows must get nothing from this half). Row
+// 8s + (r % 8) lives in lane r with bit 3 set to s: this lane for s == h, lane r ^ 8 otherwise.
+template <typename V>
+__device__ inline void slab_rows(V a, V& slab0, V& slab1) {
+  const unsigned l = lane(), h = (l >> 5) & 1;
+  const bool mine = p_row_lane();
+  const u32x4 own = __builtin_bit_cast(u32x4, a);
+  u32x4 lo, hi;
+  for (int w = 0; w < 4; ++w) {
+    const unsigned other = from_lane(own[w], l ^ 8u);
+    lo[w] = mine ? (h ? other : own[w]) : 0u;
+    hi[w] = mine ? (h ? own[w] : other) : 0u;
+  }
+  slab0 = __builtin_bit_cast(V, lo);
+  slab1 = __builtin_bit_cast(V, hi);
+}
+
+// v_permlane32_swap (gfx950): x's upper 32 lanes trade places with y's lower 32 lanes, so that
+// x holds (x, y) of lanes 0-31 and y holds (x, y) of lanes 32-63. Its own inverse.
+__device__ inline void swap32(unsigned& x, unsigned& y) {
+#if defined(PORTER_HIP_ON_CUDA)
+  const unsigned l = lane(), from_x = from_lane(x, l ^ 32u), from_y = from_lane(y, l ^ 32u);
+  const bool low = l < 32;
+  x = low ? x : from_y;
+  y = low ? from_x : y;
+#else
+  const auto r = __builtin_amdgcn_permlane32_swap(x, y, false, false);
+  x = r[0];
+  y = r[1];
+#endif
+}
+__device__ inline void swap32(u32x4& x, u32x4& y) {
+  for (int w = 0; w < 4; ++w) {
+    unsigned a = x[w], b = y[w];
+    swap32(a, b);
+    x[w] = a;
+    y[w] = b;
+  }
+}
+
+// Two K steps of each warp's 16 x 16 tile as one full-K MFMA per warp (MFMA005 pairs the loop):
+// D = A0 B0 + A1 B1 + C, where lane (h, r) holds warp h's step-t operands in the P/Q layout of
+// K 0..15 (pt, qt: row r % 16, K group r / 16) and its C rows 0-7 / 8-15 in c0 / c1. MFMA w is
+// warp w's problem, K 0..15 (step 0) from lanes 0-31 and K 16..31 (step 1) from lanes 32-63;
+// its D rows 0-7 land in lanes 0-31, rows 8-15 in lanes 32-63. One v_permlane32_swap per
+// register moves step 1 of warp 0 up and step 0 of warp 1 down (and C, D likewise), so the
+// wave issues 2 MFMAs for 2 warps x K 32, where two half_wave_steps per K 16 issue 4.
+template <typename V>
+__device__ inline void paired_steps(f32x4& c0, f32x4& c1, V p0, V q0, V p1, V q1) {
+  u32x4 a0 = __builtin_bit_cast(u32x4, p0), a1 = __builtin_bit_cast(u32x4, p1);
+  u32x4 b0 = __builtin_bit_cast(u32x4, q0), b1 = __builtin_bit_cast(u32x4, q1);
+  u32x4 d0 = __builtin_bit_cast(u32x4, c0), d1 = __builtin_bit_cast(u32x4, c1);
+  swap32(a0, a1);
+  swap32(b0, b1);
+  swap32(d0, d1);
+  u32x4 o0 = __builtin_bit_cast(u32x4, mfma(__builtin_bit_cast(V, a0), __builtin_bit_cast(V, b0),
+                                            __builtin_bit_cast(f32x4, d0)));
+  u32x4 o1 = __builtin_bit_cast(u32x4, mfma(__builtin_bit_cast(V, a1), __builtin_bit_cast(V, b1),
+                                            __builtin_bit_cast(f32x4, d1)));
+  swap32(o0, o1);
+  c0 = __builtin_bit_cast(f32x4, o0);
+  c1 = __builtin_bit_cast(f32x4, o1);
+}
 
 template <typename T> struct element;
 #if defined(PORTER_HIP_ON_CUDA)
@@ -123,7 +214,8 @@ __device__ inline typename element<T>::vec pack8(const T* x) {
 
 // nvcuda::wmma, 16x16x16 with __half or __hip_bfloat16 inputs and float accumulators.
 // Fragment contents per lane (r = lane % 32, h = lane / 32, s = 8-row slab 0/1):
-//   matrix_a    x[8s + i] = A[8s + r % 8][8 * (r / 16) + i] where (r / 8) % 2 == h, else 0
+//   matrix_a    x[i]      = A[r % 16][8 * (r / 16) + i]   (the MFMA's own A layout over K 0..15, which
+//               mma_sync_k32 feeds as it is; mma_sync regathers 8-row slabs, porter_mfma::slab_rows)
 //   matrix_b    x[i]      = B[8 * (r / 16) + i][r % 16]
 //   accumulator x[4s + j] = C[8s + 4 * (r / 16) + j][r % 16]
 namespace porter_wmma {
@@ -137,8 +229,8 @@ enum layout_t { mem_row_major, mem_col_major };
 template <typename Use, int M, int N, int K, typename T, typename Layout = void> struct fragment;
 
 template <typename T, typename Layout> struct fragment<matrix_a, 16, 16, 16, T, Layout> {
-  static constexpr int num_elements = 16;
-  T x[16];
+  static constexpr int num_elements = 8;
+  T x[8];
 };
 template <typename T, typename Layout> struct fragment<matrix_b, 16, 16, 16, T, Layout> {
   static constexpr int num_elements = 8;
@@ -156,10 +248,7 @@ __device__ inline unsigned at(unsigned row, unsigned col, unsigned ldm, bool row
 template <typename T, typename Layout>
 __device__ inline void load_matrix_sync(fragment<matrix_a, 16, 16, 16, T, Layout>& f, const T* p, unsigned ldm) {
   const unsigned r = porter_mfma::lane() & 31;
-  const bool mine = porter_mfma::p_row_lane();
-  for (int s = 0; s < 2; ++s)
-    for (int i = 0; i < 8; ++i)
-      f.x[8 * s + i] = mine ? p[at(8 * s + (r & 7), 8 * (r >> 4) + i, ldm, __is_same(Layout, row_major))] : T(0.0f);
+  for (int i = 0; i < 8; ++i) f.x[i] = p[at(r & 15, 8 * (r >> 4) + i, ldm, __is_same(Layout, row_major))];
 }
 template <typename T, typename Layout>
 __device__ inline void load_matrix_sync(fragment<matrix_b, 16, 16, 16, T, Layout>& f, const T* p, unsigned ldm) {
@@ -181,8 +270,7 @@ __device__ inline void store_matrix_sync(float* p, const fragment<accumulator, 1
 
 template <typename T, typename Layout>
 __device__ inline void fill_fragment(fragment<matrix_a, 16, 16, 16, T, Layout>& f, T v) {
-  const bool mine = porter_mfma::p_row_lane();  // the padding lanes stay zero
-  for (int i = 0; i < 16; ++i) f.x[i] = mine ? v : T(0.0f);
+  for (int i = 0; i < 8; ++i) f.x[i] = v;
 }
 template <typename T, typename Layout>
 __device__ inline void fill_fragment(fragment<matrix_b, 16, 16, 16, T, Layout>& f, T v) {
@@ -190,6 +278,11 @@ __device__ inline void fill_fragment(fragment<matrix_b, 16, 16, 16, T, Layout>& 
 }
 __device__ inline void fill_fragment(fragment<accumulator, 16, 16, 16, float, void>& f, float v) {
   for (int i = 0; i < 8; ++i) f.x[i] = v;
+}
+// The K step past an odd end of a paired loop (MFMA005): zeros, whose products add nothing.
+template <typename Use, typename T, typename Layout>
+__device__ inline void zero_fragment(fragment<Use, 16, 16, 16, T, Layout>& f) {
+  for (int i = 0; i < fragment<Use, 16, 16, 16, T, Layout>::num_elements; ++i) f.x[i] = T(0.0f);
 }
 
 // D = A * B + C: two 8-row slabs, one v_mfma_f32_16x16x32 each (shared by both halves).
@@ -199,10 +292,42 @@ __device__ inline void mma_sync(fragment<accumulator, 16, 16, 16, float, void>& 
                                 const fragment<matrix_b, 16, 16, 16, T, LB>& b,
                                 const fragment<accumulator, 16, 16, 16, float, void>& c) {
   const auto q = porter_mfma::pack8(b.x);
+  typename porter_mfma::element<T>::vec p[2];
+  porter_mfma::slab_rows(porter_mfma::pack8(a.x), p[0], p[1]);
   for (int s = 0; s < 2; ++s) {
     const porter_mfma::f32x4 acc = {c.x[4 * s], c.x[4 * s + 1], c.x[4 * s + 2], c.x[4 * s + 3]};
-    const porter_mfma::f32x4 out = porter_mfma::half_wave_step(porter_mfma::pack8(a.x + 8 * s), q, acc);
+    const porter_mfma::f32x4 out = porter_mfma::half_wave_step(p[s], q, acc);
     for (int j = 0; j < 4; ++j) d.x[4 * s + j] = out[j];
+  }
+}
+
+// D = A0 * B0 + A1 * B1 + C: two consecutive K steps (MFMA005 pairs a wmma K loop), one
+// v_mfma_f32_16x16x32 per warp with both halves of its K (porter_mfma::paired_steps); the same
+// products as two mma_sync calls, summed in the MFMA's order. A split wave (one warp left) takes
+// the VALU path for both steps.
+template <typename T, typename LA, typename LB>
+__device__ inline void mma_sync_k32(fragment<accumulator, 16, 16, 16, float, void>& d,
+                                    const fragment<matrix_a, 16, 16, 16, T, LA>& a0,
+                                    const fragment<matrix_b, 16, 16, 16, T, LB>& b0,
+                                    const fragment<matrix_a, 16, 16, 16, T, LA>& a1,
+                                    const fragment<matrix_b, 16, 16, 16, T, LB>& b1,
+                                    const fragment<accumulator, 16, 16, 16, float, void>& c) {
+  porter_mfma::f32x4 lo = {c.x[0], c.x[1], c.x[2], c.x[3]}, hi = {c.x[4], c.x[5], c.x[6], c.x[7]};
+  const auto q0 = porter_mfma::pack8(b0.x), q1 = porter_mfma::pack8(b1.x);
+  const auto p0 = porter_mfma::pack8(a0.x), p1 = porter_mfma::pack8(a1.x);
+  if (__builtin_amdgcn_read_exec() == ~0ull) {
+    porter_mfma::paired_steps(lo, hi, p0, q0, p1, q1);
+  } else {
+    typename porter_mfma::element<T>::vec s0[2], s1[2];
+    porter_mfma::slab_rows(p0, s0[0], s0[1]);
+    porter_mfma::slab_rows(p1, s1[0], s1[1]);
+    const porter_mfma::acc8 out = porter_mfma::steps_alone(s0[0], s0[1], q0, s1[0], s1[1], q1, porter_mfma::acc8{lo, hi});
+    lo = out.lo;
+    hi = out.hi;
+  }
+  for (int j = 0; j < 4; ++j) {
+    d.x[j] = lo[j];
+    d.x[4 + j] = hi[j];
   }
 }
 }  // namespace porter_wmma

@@ -57,30 +57,73 @@ class Wave:
         return d
 
     # nvcuda::wmma 16x16x16 (row-major A, column-major B, row-major C), per half h the matrices of warp h
-    def wmma(self, A: list[np.ndarray], B: list[np.ndarray], C: list[np.ndarray]) -> list[np.ndarray]:
-        af, bf, acc = np.zeros((LANES, 16)), np.zeros((LANES, 8)), np.zeros((LANES, 8))
+    def wmma_load(self, A: list[np.ndarray], B: list[np.ndarray], C: list[np.ndarray] | None = None):
+        """load_matrix_sync of warp h's A, B (and C) in half h: fragments af (64, 8), bf (64, 8), acc (64, 8)."""
+        af, bf, acc = np.zeros((LANES, 8)), np.zeros((LANES, 8)), np.zeros((LANES, 8))
         stale = np.random.default_rng(0).normal(size=(LANES, 16))
-        af[:], bf[:], acc[:] = stale, stale[:, :8], stale[:, 8:]  # what inactive lanes hold
+        af[:], bf[:], acc[:] = stale[:, 8:], stale[:, :8], stale[:, 8:]  # what inactive lanes hold
         for lane in self.lanes():
             h, r = lane >> 5, lane & 31
-            for s in range(2):
-                for i in range(8):
-                    af[lane, 8 * s + i] = A[h][8 * s + (r & 7), 8 * (r >> 4) + i] if self.p_row_lane(lane) else 0.0
+            for i in range(8):
+                af[lane, i] = A[h][r & 15, 8 * (r >> 4) + i]
             for i in range(8):
                 bf[lane, i] = B[h][8 * (r >> 4) + i, r & 15]
-            for s in range(2):
-                for j in range(4):
-                    acc[lane, 4 * s + j] = C[h][8 * s + 4 * (r >> 4) + j, r & 15]
+            if C is not None:
+                for s in range(2):
+                    for j in range(4):
+                        acc[lane, 4 * s + j] = C[h][8 * s + 4 * (r >> 4) + j, r & 15]
+        return af, bf, acc
+
+    def slab_rows(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """porter_mfma::slab_rows: the padded A operands of slabs 0 and 1 from the full-layout A."""
+        lo, hi = np.zeros_like(a), np.zeros_like(a)
+        for lane in range(LANES):
+            h, mine = (lane >> 5) & 1, self.p_row_lane(lane)
+            own, other = a[lane], a[lane ^ 8]  # ds_bpermute from lane ^ 8, within the half
+            lo[lane] = (other if h else own) if mine else 0.0
+            hi[lane] = (own if h else other) if mine else 0.0
+        return lo, hi
+
+    def mma_sync(self, af: np.ndarray, bf: np.ndarray, acc: np.ndarray) -> np.ndarray:
         out = acc.copy()
+        slabs = self.slab_rows(af)
         for s in range(2):
-            out[:, 4 * s:4 * s + 4] = self.half_wave_step(af[:, 8 * s:8 * s + 8], bf, acc[:, 4 * s:4 * s + 4])
+            out[:, 4 * s:4 * s + 4] = self.half_wave_step(slabs[s], bf, acc[:, 4 * s:4 * s + 4])
+        return out
+
+    @staticmethod
+    def swap32(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """v_permlane32_swap: x's upper 32 lanes trade places with y's lower 32 lanes."""
+        return np.concatenate([x[:32], y[:32]]), np.concatenate([x[32:], y[32:]])
+
+    def mma_sync_k32(self, af0, bf0, af1, bf1, acc) -> np.ndarray:
+        """porter_wmma::mma_sync_k32: two K steps, one full-K MFMA per warp (paired_steps)."""
+        lo, hi = acc[:, :4].copy(), acc[:, 4:].copy()
+        if self.active == (0, 1):
+            a0, a1 = self.swap32(af0, af1)  # the fragments are the MFMA's A layout over K 0..15
+            b0, b1 = self.swap32(bf0, bf1)
+            d0, d1 = self.swap32(lo, hi)
+            lo, hi = self.swap32(mfma_16x16x32(a0, b0, d0), mfma_16x16x32(a1, b1, d1))
+        else:  # steps_alone: half_alone on each step's slabs
+            (s00, s01), (s10, s11) = self.slab_rows(af0), self.slab_rows(af1)
+            lo = self.half_wave_step(s00, bf0, lo)
+            hi = self.half_wave_step(s01, bf0, hi)
+            lo = self.half_wave_step(s10, bf1, lo)
+            hi = self.half_wave_step(s11, bf1, hi)
+        return np.concatenate([lo, hi], axis=1)
+
+    def wmma_store(self, acc: np.ndarray) -> list[np.ndarray]:
         result = [np.full((16, 16), np.nan), np.full((16, 16), np.nan)]
         for lane in self.lanes():
             h, r = lane >> 5, lane & 31
             for s in range(2):
                 for j in range(4):
-                    result[h][8 * s + 4 * (r >> 4) + j, r & 15] = out[lane, 4 * s + j]
+                    result[h][8 * s + 4 * (r >> 4) + j, r & 15] = acc[lane, 4 * s + j]
         return result
+
+    def wmma(self, A: list[np.ndarray], B: list[np.ndarray], C: list[np.ndarray]) -> list[np.ndarray]:
+        af, bf, acc = self.wmma_load(A, B, C)
+        return self.wmma_store(self.mma_sync(af, bf, acc))
 
     # mma.sync m16n8k16 with NVIDIA fragments: regs[h] = (a (32, 4, 2), b (32, 2, 2), c (32, 4)) per thread
     def mma_m16n8k16(self, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -169,6 +212,35 @@ def test_wmma_16x16x16_per_warp(active) -> None:
     got = Wave(active).wmma(A, B, C)
     for h in active:
         np.testing.assert_array_equal(got[h], A[h] @ B[h] + C[h])
+
+
+@pytest.mark.parametrize("active", [(0, 1), (0,), (1,)], ids=["both-warps", "warp0-alone", "warp1-alone"])
+def test_wmma_paired_k_steps_per_warp(active) -> None:
+    """mma_sync_k32 (MFMA005's paired K loop): A0 B0 + A1 B1 + C for each warp, exactly."""
+    A0, A1 = [small((16, 16)) for _ in range(2)], [small((16, 16)) for _ in range(2)]
+    B0, B1 = [small((16, 16)) for _ in range(2)], [small((16, 16)) for _ in range(2)]
+    C = [small((16, 16)) for _ in range(2)]
+    wave = Wave(active)
+    af0, bf0, acc = wave.wmma_load(A0, B0, C)
+    af1, bf1, _ = wave.wmma_load(A1, B1)
+    got = wave.wmma_store(wave.mma_sync_k32(af0, bf0, af1, bf1, acc))
+    for h in active:
+        np.testing.assert_array_equal(got[h], A0[h] @ B0[h] + A1[h] @ B1[h] + C[h])
+
+
+def test_wmma_paired_equals_two_unpaired_steps_in_float32() -> None:
+    """On values that round: the paired form is the unpaired form's products, summed in another order."""
+    rng = np.random.default_rng(18)
+    wave = Wave()
+    mats = [[rng.normal(size=(16, 16)).astype(np.float16).astype(np.float32) for _ in range(2)] for _ in range(4)]
+    C = [rng.normal(size=(16, 16)).astype(np.float32) for _ in range(2)]
+    af0, bf0, acc = wave.wmma_load(mats[0], mats[1], C)
+    af1, bf1, _ = wave.wmma_load(mats[2], mats[3])
+    paired = wave.wmma_store(wave.mma_sync_k32(af0, bf0, af1, bf1, acc))
+    unpaired = wave.wmma_store(wave.mma_sync(af1, bf1, wave.mma_sync(af0, bf0, acc)))
+    for h in range(2):
+        np.testing.assert_allclose(paired[h], unpaired[h], rtol=1e-5, atol=1e-5)
+        assert not np.array_equal(paired[h], np.zeros((16, 16)))
 
 
 @pytest.mark.parametrize("active", [(0, 1), (0,), (1,)], ids=["both-warps", "warp0-alone", "warp1-alone"])

@@ -3,6 +3,7 @@ rocWMMA is not installable here), what is left alone, and the ISA the ported fix
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,69 @@ def test_ported_fixture_issues_gfx950_mfma(project: str, unit: str, mfma: str, t
     asm = Path(build.artifacts[0]).read_text()
     assert mfma in asm
     assert "v_mfma_f32_16x16x16" not in asm  # not the half-rate form
+
+
+
+# MFMA005's hunk in the golden wmma port, and the loop as MFMA001 alone leaves it.
+PAIRED_HUNK = re.compile(r"\n    decltype\(aFrag\) aFrag_k1;.*?wmma::mma_sync_k32\(acc, aFrag, bFrag, aFrag_k1, bFrag_k1, acc\);",
+                         re.S)
+UNPAIRED_STEP = "\n    wmma::mma_sync(acc, aFrag, bFrag, acc);"
+
+
+@pytest.mark.toolchain("clang")
+def test_paired_k_loop_halves_the_mfma_count(tmp_path: Path) -> None:
+    """MFMA005 on the golden wmma port against the same port without it (MFMA001 alone), compiled for
+    gfx950. Both K loops hold the kernel's 2 v_mfma (the report's KernelResources.mfma_count), but
+    the paired loop covers 2 K steps per iteration: per 16x16 tile and K, the wave issues half the
+    MFMAs (K 64: 4 against 8; K 80, an odd step count whose last pair has a zero half: 6 against
+    10). Neither spills; only the paired one moves K halves across the wave (v_permlane32_swap)."""
+    from porter.toolchains.clang_hip import ClangHipOptions, compile_unit, kernel_isa
+
+    golden = ROOT / "fixtures" / "golden" / "mfma_wmma_gemm"
+    paired = (golden / "wmma_gemm.cu").read_text()
+    assert len(PAIRED_HUNK.findall(paired)) == 1 and paired.count("kk += 2 * TILE") == 1
+    unpaired = PAIRED_HUNK.sub(UNPAIRED_STEP, paired).replace("kk += 2 * TILE", "kk += TILE")
+    found = {}
+    for name, text in (("paired", paired), ("unpaired", unpaired)):
+        src = tmp_path / name / "wmma_gemm.cu"
+        src.parent.mkdir()
+        src.write_text(text)
+        (src.parent / "porter_compat.h").write_text((golden / "porter_compat.h").read_text())
+        build, kernels = compile_unit(src, ClangHipOptions(arch="gfx950", include_dirs=(src.parent,)), tmp_path / name / "b")
+        assert build.ok, build.stderr[-2000:]
+        (kernel,) = [k for k in kernels if "wmma_gemm" in k.kernel]
+        assert kernel.vgpr_spill == kernel.scratch_bytes == 0, (name, kernel)
+        asm = Path(build.artifacts[0]).read_text()
+        isa = kernel_isa(asm, kernels)[kernel.kernel]
+        in_loop = max(sum(isa.instrs[i].cls == "matrix" for i in loop) for loop in isa.loops)
+        found[name] = (kernel.mfma_count, in_loop, asm.count("v_permlane32_swap"))
+    # every MFMA sits in the K loop (the split-wave VALU path's rolled loops hold none)
+    assert found["paired"][:2] == found["unpaired"][:2] == (2, 2), found
+    assert found["paired"][2] > 0 and found["unpaired"][2] == 0, found
+    for depth, paired_mfma, unpaired_mfma in ((64, 4, 8), (80, 6, 10), (4096, 256, 512)):
+        steps = depth // 16
+        assert found["paired"][1] * -(-steps // 2) == paired_mfma
+        assert found["unpaired"][1] * steps == unpaired_mfma
+
+
+@pytest.mark.toolchain("clang")
+def test_paired_k_steps_halve_the_reported_mfma_count_of_one_tile(tmp_path: Path) -> None:
+    """The same 16x16 tile over K 32 (the golden port's loop bound fixed to 32, so the loop folds):
+    the report's v_mfma count is 2 paired against 4 unpaired."""
+    from porter.toolchains.clang_hip import ClangHipOptions, compile_unit
+
+    golden = ROOT / "fixtures" / "golden" / "mfma_wmma_gemm"
+    paired = (golden / "wmma_gemm.cu").read_text().replace("kk < k", "kk < 32").replace("(kk + TILE) < k", "(kk + TILE) < 32")
+    unpaired = PAIRED_HUNK.sub(UNPAIRED_STEP, paired).replace("kk += 2 * TILE", "kk += TILE")
+    counts = {}
+    for name, text in (("paired", paired), ("unpaired", unpaired)):
+        src = tmp_path / name / "wmma_gemm.cu"
+        src.parent.mkdir()
+        src.write_text(text)
+        (src.parent / "porter_compat.h").write_text((golden / "porter_compat.h").read_text())
+        build, kernels = compile_unit(src, ClangHipOptions(arch="gfx950", include_dirs=(src.parent,)), tmp_path / name / "b")
+        assert build.ok, build.stderr[-2000:]
+        (kernel,) = [k for k in kernels if "wmma_gemm" in k.kernel]
+        assert kernel.vgpr_spill == 0
+        counts[name] = kernel.mfma_count
+    assert counts == {"paired": 2, "unpaired": 4}

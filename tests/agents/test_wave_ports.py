@@ -89,6 +89,7 @@ EXPECTED = {  # pattern -> {kernel: decision}
     "log2_warp_size.cu": {"warp_sums": "convert64"},
     "scoped_masks.cu": {"scan": "convert64"},
     "host_warp_header": {"any_per_warp": "keep32"},
+    "lds_cost.cu": {"staged_sums": "keep32"},
 }
 
 
@@ -176,3 +177,16 @@ def test_a_kernel_without_cross_lane_operations_keeps_its_lane_math() -> None:
     (k,) = wave_model.analyse(unit).kernels
     assert k.decision == "keep32" and not k.cross_lane
     assert {q.text for q in k.quantities if q.kind == "lane-math"} == {"threadIdx.x & 31", "threadIdx.x >> 5"}
+
+
+def test_convert64_only_where_the_lds_it_adds_costs_no_waves() -> None:
+    # issue 12: convert to 64 "when ... the LDS/occupancy figures say it pays" (gfx950: 160 KiB of
+    # LDS and at most 32 waves per CU, porter/hardware)
+    src = (PATTERNS / "lds_cost.cu").read_bytes()
+    big = wave_model.analyse(SourceFile("k.cu", src, "cuda")).kernels[0]
+    assert big.decision == "keep32"
+    assert "32,768 B (32 KiB) -> 131,072 B (128 KiB) per block; 20 -> 4 waves per CU" in big.reason
+    small = src.replace(b"[8][WARP_SIZE][WARP_SIZE]", b"[WARP_SIZE]").replace(b"[warp % 8][lane][lane]", b"[lane]")
+    small = small.replace(b"[warp % 8][lane][(lane + 1) % WARP_SIZE]", b"[(lane + 1) % WARP_SIZE]")
+    kept = wave_model.analyse(SourceFile("k.cu", small, "cuda")).kernels[0]
+    assert kept.decision == "convert64" and "128 B (0.125 KiB) -> 256 B (0.25 KiB)" in kept.reason

@@ -51,6 +51,23 @@ def test_persistent_holds_one_workgroup_per_cu():
     assert Candidates([small], h200, "bf16", Traits("nt", persistent=True)).resident[0] == 1
 
 
+def test_persistent_workgroup_fills_the_matrix_unit_with_its_warpgroups():
+    # One workgroup per SM for the whole run: its own warpgroups (one per 4 warps, the SM's 4
+    # sub-partitions) hide each other's loop overhead; a one-tile-per-program kernel gets none of it.
+    h200 = hardware.get("h200")
+    w4, w8 = (GemmConfig(128, 256, 64, num_warps=nw, num_stages=3) for nw in (4, 8))
+    persistent = Candidates([w4, w8], h200, "bf16", Traits("nt", persistent=True))
+    assert list(persistent.streams) == [1.0, 2.0]
+    assert list(Candidates([w4, w8], h200, "bf16").streams) == [1.0, 1.0]
+    # Measured (bench/results/perfmodel-h200-raw-persistent-2026-12-01.json, fit shape
+    # 2048x8192x8192): 128x256x64 w8 s3 450 us in bf16 (best 447), 128x256x128 w8 s3-s4 188-189 us
+    # in fp8 (the best); the two-stage BK 128 / 256 tiles the model picked before, 587 and 272 us.
+    for dtype, bk in (("bf16", 64), ("fp8", 128)):
+        pick = select("matmul", (2048, 8192, 8192), dtype, "h200", Traits("nt", persistent=True)).best.config
+        assert (pick.block_m, pick.block_n, pick.block_k, pick.num_warps) == (128, 256, bk, 8)
+        assert pick.num_stages >= 3
+
+
 def test_fp8_nn_pick_is_tall_and_thin_on_h200():
     # Measured (bench/results/perfmodel-h200-raw-nn-2026-12-01.json): BM 256 with BN 32-64 wins.
     pick = select("matmul", (4096, 4096, 8192), "fp8", "h200", Traits("nn")).best.config

@@ -315,6 +315,58 @@ int host(int** p, float** q, size_t* pitch) {
     assert build.ok, build.stderr
 
 
+# Members of ROCm 6.x's hipDeviceProp_t (R0600 layout), in order: ROCm/HIP tag rocm-6.2.2,
+# include/hip/hip_runtime_api.h (the same at rocm-6.0.0 and on amd-staging of 2024-10); the two
+# reserved arrays left out.
+ROCM6_DEVICE_PROP_MEMBERS = (
+    "name", "uuid", "luid", "luidDeviceNodeMask", "totalGlobalMem", "sharedMemPerBlock", "regsPerBlock",
+    "warpSize", "memPitch", "maxThreadsPerBlock", "maxThreadsDim", "maxGridSize", "clockRate",
+    "totalConstMem", "major", "minor", "textureAlignment", "texturePitchAlignment", "deviceOverlap",
+    "multiProcessorCount", "kernelExecTimeoutEnabled", "integrated", "canMapHostMemory", "computeMode",
+    "maxTexture1D", "maxTexture1DMipmap", "maxTexture1DLinear", "maxTexture2D", "maxTexture2DMipmap",
+    "maxTexture2DLinear", "maxTexture2DGather", "maxTexture3D", "maxTexture3DAlt", "maxTextureCubemap",
+    "maxTexture1DLayered", "maxTexture2DLayered", "maxTextureCubemapLayered", "maxSurface1D", "maxSurface2D",
+    "maxSurface3D", "maxSurface1DLayered", "maxSurface2DLayered", "maxSurfaceCubemap",
+    "maxSurfaceCubemapLayered", "surfaceAlignment", "concurrentKernels", "ECCEnabled", "pciBusID",
+    "pciDeviceID", "pciDomainID", "tccDriver", "asyncEngineCount", "unifiedAddressing", "memoryClockRate",
+    "memoryBusWidth", "l2CacheSize", "persistingL2CacheMaxSize", "maxThreadsPerMultiProcessor",
+    "streamPrioritiesSupported", "globalL1CacheSupported", "localL1CacheSupported",
+    "sharedMemPerMultiprocessor", "regsPerMultiprocessor", "managedMemory", "isMultiGpuBoard",
+    "multiGpuBoardGroupID", "hostNativeAtomicSupported", "singleToDoublePrecisionPerfRatio",
+    "pageableMemoryAccess", "concurrentManagedAccess", "computePreemptionSupported",
+    "canUseHostPointerForRegisteredMem", "cooperativeLaunch", "cooperativeMultiDeviceLaunch",
+    "sharedMemPerBlockOptin", "pageableMemoryAccessUsesHostPageTables", "directManagedMemAccessFromHost",
+    "maxBlocksPerMultiProcessor", "accessPolicyMaxWindowSize", "reservedSharedMemPerBlock",
+    "hostRegisterSupported", "sparseHipArraySupported", "hostRegisterReadOnlySupported",
+    "timelineSemaphoreInteropSupported", "memoryPoolsSupported", "gpuDirectRDMASupported",
+    "gpuDirectRDMAFlushWritesOptions", "gpuDirectRDMAWritesOrdering", "memoryPoolSupportedHandleTypes",
+    "deferredMappingHipArraySupported", "ipcEventSupported", "clusterLaunch", "unifiedFunctionPointers",
+    "gcnArchName", "maxSharedMemoryPerMultiProcessor", "clockInstructionRate", "arch", "hdpMemFlushCntl",
+    "hdpRegFlushCntl", "cooperativeMultiDeviceUnmatchedFunc", "cooperativeMultiDeviceUnmatchedGridDim",
+    "cooperativeMultiDeviceUnmatchedBlockDim", "cooperativeMultiDeviceUnmatchedSharedMem", "isLargeBar",
+    "asicRevision"
+)
+
+
+@pytest.mark.toolchain("clang")
+def test_device_properties_have_the_rocm6_members_in_order(tmp_path: Path) -> None:
+    # cuda-samples simpleMultiCopy reads prop.asyncEngineCount: a ROCm 6 member HIP 5.2's struct lacks
+    reads = " + ".join(f"sizeof(p.{m})" for m in ROCM6_DEVICE_PROP_MEMBERS)
+    order = "\n".join(f"static_assert(offsetof(hipDeviceProp_t, {a}) < offsetof(hipDeviceProp_t, {b}), \"{a}\");"
+                      for a, b in zip(ROCM6_DEVICE_PROP_MEMBERS, ROCM6_DEVICE_PROP_MEMBERS[1:]))
+    build, _ = compile_snippet(tmp_path, f"""
+#include <cstddef>
+{order}
+size_t host(int dev) {{
+  hipDeviceProp_t p;
+  if (hipGetDeviceProperties(&p, dev) != hipSuccess) return 0;
+  int chosen = 0;
+  if (hipChooseDevice(&chosen, &p) != hipSuccess) return 0;
+  return {reads} + p.asyncEngineCount;
+}}""")
+    assert build.ok, build.stderr
+
+
 @pytest.mark.toolchain("clang")
 def test_min_of_a_coordinate_resolves_as_on_rocm63(tmp_path: Path) -> None:
     # blockDim.x is an unsigned int in ROCm 6.3; HIP 5.2's proxy type made min(rem, blockDim.x)
@@ -336,6 +388,42 @@ def test_cooperative_groups_before_the_runtime_header(tmp_path: Path) -> None:
                    "__global__ void k(unsigned* o) {\n"
                    "  o[0] = cg::this_grid().size() + cg::this_thread_block().size();\n}\n")
     build, kernels = compile_unit(src, ClangHipOptions(), tmp_path / "build")
+    assert build.ok, build.stderr
+    assert len(kernels) == 1
+
+
+@pytest.mark.toolchain("clang")
+def test_binary_partition_of_rocm63(tmp_path: Path) -> None:
+    # cuda-samples binaryPartitionCG: cg::binary_partition of a tile and of a coalesced group is
+    # ROCm 6.3 API (clr release/rocm-rel-6.3.0.1) that HIP 5.2 lacks; the overlay adds it
+    src = tmp_path / "bp.hip"
+    src.write_text("#include <hip/hip_cooperative_groups.h>\n#include <hip/hip_runtime.h>\n"
+                   "namespace cg = cooperative_groups;\n"
+                   "__global__ void k(const int* in, int* out) {\n"
+                   "  cg::thread_block_tile<32> t = cg::tiled_partition<32>(cg::this_thread_block());\n"
+                   "  int e = in[threadIdx.x];\n"
+                   "  cg::coalesced_group odd = cg::binary_partition(t, e & 1);\n"
+                   "  cg::coalesced_group big = cg::binary_partition(odd, e > 3);\n"
+                   "  out[threadIdx.x] = odd.size() + odd.thread_rank() + odd.shfl_down(e, 1) + big.size();\n}\n")
+    build, kernels = compile_unit(src, ClangHipOptions(), tmp_path / "build")
+    assert build.ok, build.stderr
+    assert len(kernels) == 1
+
+
+@pytest.mark.toolchain("clang")
+def test_shuffle_of_a_vector_needs_hip014_split(tmp_path: Path) -> None:
+    # ROCm 6.3's tile shuffles take integer and float scalars only (cuda-samples shfl_scan shuffles
+    # a uint4); HIP014's one-shuffle-per-component form builds for gfx950
+    kernel = ("#include <hip/hip_cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+              "__global__ void k(uint4* p) {\n"
+              "  auto tile = cg::tiled_partition<32>(cg::this_thread_block());\n"
+              "  uint4 r = p[threadIdx.x];\n  r = SHUFFLE;\n  p[threadIdx.x] = r;\n}\n")
+    build, _ = compile_snippet(tmp_path, kernel.replace("SHUFFLE", "tile.shfl_xor(r, 1)"))
+    assert not build.ok and "Neither an integer or float type" in build.stderr
+    split = ("[&] { auto porter_s = (r); " + " ".join(
+        f"porter_s.{c} = tile.shfl_xor(static_cast<unsigned int>(porter_s.{c}), 1);" for c in "xyzw")
+        + " return porter_s; }()")
+    build, kernels = compile_snippet(tmp_path, kernel.replace("SHUFFLE", split))
     assert build.ok, build.stderr
     assert len(kernels) == 1
 

@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "shims" / "hip_on_cuda"
 OPTS = INCLUDE / "nvcc.opts"
 FIXTURES = ROOT / "fixtures" / "hip_on_cuda"
-FIXTURE_NAMES = ("wave32_reduce", "wave64_reduce", "ballot_popc", "mfma", "split_wave", "late_half", "cub_wave32")
+FIXTURE_NAMES = ("wave32_reduce", "wave64_reduce", "ballot_popc", "mfma", "split_wave", "late_half", "cub_wave32",
+                 "coalesced_group")
 # Fixtures that need the CUDA libraries' headers (cuBLAS & co.: the nvidia-* wheels' nvidia/cu13).
 LIB_FIXTURE_NAMES = ("libraries",)
 MASK_MESSAGE = "The mask must be a 64-bit integer"
@@ -424,8 +425,8 @@ def test_mfma_port_pairs_its_warps_without_a_counted_barrier(project: str, tmp_p
     assert "mfma" in text or "porter_hoc" in text  # the emulated helpers are in this unit
     assert not COUNTED_BARRIER.findall(text), COUNTED_BARRIER.findall(text)[:3]
     # the bounded wait (%globaltimer), the fenced store/load handshake of the absent bit
-    # (membar.cta), and the trap of a warp found alive after it was presumed exited
-    assert "%globaltimer" in text and "membar.cta" in text and "trap;" in text
+    # (fence.sc.cta, the Dekker fence), and the trap of a warp found alive after it was presumed exited
+    assert "%globaltimer" in text and "fence.sc.cta" in text and "trap;" in text
 
 
 def test_counted_barrier_pattern() -> None:

@@ -11,7 +11,8 @@ Why: HIP has no nvcuda::wmma and no <mma.h>; a hipified kernel that multiplies 1
     Each half-wave calls the helpers as the warp called wmma. One 16x16x32 MFMA serves both
     halves: half h supplies K rows 16h..16h+15 of the MFMA's B operand (its own 16x16 B tile) and
     A rows 8h..8h+7 (8 rows of its own A tile, the rest zero), and gets D rows 8h..8h+7, so each
-    warp's tile is two MFMAs (rows 0-7 and 8-15) and no data crosses halves. The fragments load
+    warp's tile is two MFMAs (rows 0-7 and 8-15) and no data crosses halves: half the
+    instruction's K is used, and MFMA005 pairs a K loop's steps to fill it. The fragments load
     from the same memory, with the same ldm stride and layouts, as the wmma calls did. Where one
     warp of a wave has left (an edge tile), the helper computes its half on the VALU instead.
     Operand layouts follow AMD's published v_mfma_f32_16x16x32 layout (see the header).
@@ -38,18 +39,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from porter.agents.microarch import mfma
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
 
 NAMESPACE = {"porter": "porter_wmma", "rocwmma": "rocwmma"}
 INCLUDE = {"porter": "", "rocwmma": "#include <rocwmma/rocwmma.hpp>\n"}
-INPUT_TYPES = frozenset({"half", "__half", "__hip_bfloat16", "__nv_bfloat16", "nv_bfloat16"})
 _MMA_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]mma\.h[>\"][^\n]*\n?", re.M)
 _USING = re.compile(rb"\busing\s+namespace\s+nvcuda\s*(::\s*wmma\s*)?;")
 _QUALIFIED = re.compile(rb"\bnvcuda\s*::\s*wmma\b")
-_OTHER_NVCUDA = re.compile(rb"\bnvcuda\s*::\s*(?!wmma\b)\w+")
-_FRAGMENT = "(template_type name: (type_identifier) @name arguments: (template_argument_list) @args) @t"
 
 
 @rule(id="MFMA001", lang="cuda", severity="error", fix="safe")
@@ -57,7 +56,7 @@ def wmma_api(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if b"nvcuda" not in unit.data and b"mma.h" not in unit.data:
         return
     matrix = ctx.options.matrix
-    blockers = list(_unsupported(unit))
+    blockers = list(mfma.wmma_unsupported(unit))
     for start, end, why in blockers:
         yield Hit(start, end, f"{why}: no gfx950 MFMA rewrite; the file's wmma code is left for a person",
                   severity=Severity.error)
@@ -78,23 +77,3 @@ def wmma_api(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         if unit.is_code(m.start()):
             yield Hit(m.start(), m.end(), f"nvcuda::wmma -> {target} (gfx950 MFMA)",
                       edits=(Edit(m.start(), m.end(), target),) if fixed else ())
-
-
-def _unsupported(unit: SourceFile) -> Iterator[tuple[int, int, str]]:
-    """Fragments and names the helpers do not cover."""
-    for m in _OTHER_NVCUDA.finditer(unit.data):
-        if unit.is_code(m.start()):
-            yield m.start(), m.end(), f"`{m.group().decode()}`"
-    for match in unit.matches(_FRAGMENT):
-        if unit.text(match["name"][0]) != "fragment":
-            continue
-        node = match["t"][0]
-        args = [" ".join(unit.text(a).split()) for a in match["args"][0].named_children if a.type != "comment"]
-        if len(args) < 5:
-            continue
-        use = args[0].rsplit("::", 1)[-1]
-        shape_ok = args[1:4] == ["16", "16", "16"]
-        elem = args[4].rsplit("::", 1)[-1]
-        type_ok = elem == "float" if use == "accumulator" else elem in INPUT_TYPES
-        if not (shape_ok and type_ok):
-            yield node.start_byte, node.end_byte, f"wmma fragment <{', '.join(args)}>"

@@ -42,7 +42,14 @@ from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 
 
-@rule(id="TRI020", lang="triton", severity="warning", fix="safe")
+def _tunes_a_kernel(unit: PythonFile) -> bool:
+    if b"autotune" not in unit.data or b"Config" not in unit.data:
+        return False
+    facts = unit.facts
+    return facts is None or ("triton.Config" in facts.calls and bool(facts.autotuned))
+
+
+@rule(id="TRI020", lang="triton", severity="warning", fix="safe", when=_tunes_a_kernel)
 def autotune_configs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
     names = src.aliases(unit.module)
     tuned = _autotuned(unit.module, names)

@@ -33,7 +33,16 @@ from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
 
 
-@rule(id="TRI021", lang="triton", severity="warning", fix="safe")
+def _launches_with_knobs(unit: PythonFile) -> bool:
+    data = unit.data
+    if b"jit" not in data or (b"num_warps" not in data and b"num_stages" not in data):
+        return False
+    facts = unit.facts
+    return facts is None or any(name in facts.untuned and knob in ("num_warps", "num_stages")
+                                for name, knob in facts.launches)
+
+
+@rule(id="TRI021", lang="triton", severity="warning", fix="safe", when=_launches_with_knobs)
 def launch_knobs(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
     names = src.aliases(unit.module)
     kernels = src.kernels(unit.module, names)

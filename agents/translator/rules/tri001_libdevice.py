@@ -63,7 +63,12 @@ CUDA_ONLY = frozenset(EQUIVALENT) | frozenset((
     f"double2float_{r}" for r in ("rd", "rn", "ru", "rz"))
 
 
-@rule(id="TRI001", lang="triton", severity="info", fix="safe")
+def _names_libdevice(unit: PythonFile) -> bool:
+    # Every name this rule resolves ends in, or passes through, a `libdevice` the file spells.
+    return b"libdevice" in unit.data
+
+
+@rule(id="TRI001", lang="triton", severity="info", fix="safe", when=_names_libdevice)
 def libdevice(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
     names = src.aliases(unit.module)
     tl = src.local_name(names, "triton.language", "triton.language")

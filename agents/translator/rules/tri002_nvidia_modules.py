@@ -36,7 +36,15 @@ SAME_ON_HIP = frozenset(("smid", "num_threads", "num_warps"))
 TF32 = ("torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32")
 
 
-@rule(id="TRI002", lang="triton", severity="error", fix="safe")
+def _names_cuda_extras(unit: PythonFile) -> bool:
+    data = unit.data
+    if not ((b"extra" in data and b"cuda" in data) or b"allow_tf32" in data):
+        return False
+    facts = unit.facts
+    return facts is None or any(d.startswith(EXTRA_CUDA) or d in TF32 for d in facts.dotted)
+
+
+@rule(id="TRI002", lang="triton", severity="error", fix="safe", when=_names_cuda_extras)
 def nvidia_modules(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
     names = src.aliases(unit.module)
     for node in src.find(unit.module, cst.Attribute):

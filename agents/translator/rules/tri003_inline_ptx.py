@@ -57,7 +57,11 @@ CATALOG: dict[str, tuple[int, set[str], str]] = {
 }
 
 
-@rule(id="TRI003", lang="triton", severity="error", fix="safe")
+def _names_inline_asm(unit: PythonFile) -> bool:
+    return ASM.rsplit(".", 1)[1].encode() in unit.data
+
+
+@rule(id="TRI003", lang="triton", severity="error", fix="safe", when=_names_inline_asm)
 def inline_ptx(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
     names = src.aliases(unit.module)
     for call in src.find(unit.module, cst.Call):

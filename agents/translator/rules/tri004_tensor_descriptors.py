@@ -45,7 +45,12 @@ NVIDIA_ONLY = ("triton.language._experimental_descriptor_load", "triton.language
 MESSAGE = "{what}: no TMA on gfx950; Triton 3.9 lowers it to masked pointer loads (needs a Triton with AMD descriptor support)"
 
 
-@rule(id="TRI004", lang="triton", severity="warning", fix="none")
+def _names_descriptors(unit: PythonFile) -> bool:
+    # Every name of LOWERED and NVIDIA_ONLY spells `descriptor` or `Descriptor`.
+    return b"escriptor" in unit.data
+
+
+@rule(id="TRI004", lang="triton", severity="warning", fix="none", when=_names_descriptors)
 def tensor_descriptors(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
     names = src.aliases(unit.module)
     for call in src.find(unit.module, cst.Call):

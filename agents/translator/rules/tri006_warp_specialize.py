@@ -30,7 +30,14 @@ HINTS = {"triton.language.range": ("warp_specialize",),
          "triton.Config": ("num_consumer_groups", "num_buffers_warp_spec")}
 
 
-@rule(id="TRI006", lang="triton", severity="info", fix="safe")
+def _passes_hints(unit: PythonFile) -> bool:
+    if not any(k.encode() in unit.data for hints in HINTS.values() for k in hints):
+        return False
+    facts = unit.facts
+    return facts is None or any(k in facts.keywords for hints in HINTS.values() for k in hints)
+
+
+@rule(id="TRI006", lang="triton", severity="info", fix="safe", when=_passes_hints)
 def warp_specialize(unit: PythonFile, ctx: RuleContext) -> Iterator[Hit]:
     names = src.aliases(unit.module)
     for call in src.find(unit.module, cst.Call):

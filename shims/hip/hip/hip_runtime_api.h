@@ -1,4 +1,7 @@
-/* porter overlay for <hip/hip_runtime_api.h>: ROCm 6.3's C++ allocation wrappers on Debian's HIP 5.2.
+/* porter overlay for <hip/hip_runtime_api.h>: ROCm 6.3's device properties and C++ allocation
+ * wrappers on Debian's HIP 5.2.
+ *
+ * The device properties: ROCm 6.x's hipDeviceProp_t (R0600 layout), porter_device_prop.h.
  *
  * ROCm 6.3's hip_runtime_api.h gives C++ callers typed overloads of the allocation calls, so a
  * port writes hipHostAlloc(&int_ptr, bytes, flags) as the CUDA original wrote cudaHostAlloc,
@@ -11,6 +14,10 @@
 #pragma once
 
 #include_next <hip/hip_runtime_api.h>
+
+#if defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_NVIDIA__)
+#include "porter_device_prop.h"
+#endif
 
 #ifndef hipHostAllocDefault
 #define hipHostAllocDefault 0x0

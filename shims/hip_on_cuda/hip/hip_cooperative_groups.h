@@ -33,8 +33,18 @@
  * group_size(g), thread_rank(g), sync(g), is_valid(g).
  * thread_group: a group of either kind chosen at run time (constructed from a thread_block or
  * a thread_block_tile) with thread_rank, size, num_threads, sync, is_valid.
+ * coalesced_group (AMD semantics, ROCm 6.3): coalesced_threads() is the wave's active lanes
+ * at the call (a 64-bit lane mask, as __activemask()); thread_rank() counts the members below
+ * the caller's lane, size() the members; shfl(v, r) reads member r % size(); shfl_down(v, d) /
+ * shfl_up(v, d) the member d places above / below the caller, or the caller's own value when
+ * there is none; ballot(p) has bit i for member rank i; any, all over the members; sync();
+ * meta_group_rank() 0, meta_group_size() 1; binary_partition(group or tile, pred) (ROCm 6.3)
+ * the coalesced group of the members with the caller's pred. A group whose members all lie in
+ * the caller's 32-lane half (its NVIDIA warp) moves data with CUDA's warp primitives and waits
+ * for nobody; a group with members in both halves uses the wave collectives of
+ * porter_hoc/wave.h, under its contract (both halves' members call together).
  * Not provided (fails to compile, the intended signal): the run-time
- * tiled_partition(g, n), coalesced_group / coalesced_threads(), grid_group / this_grid()
+ * tiled_partition(g, n), labeled_partition, grid_group / this_grid()
  * (cooperative launch), multi_grid_group, match_any/match_all, cg::reduce (CUDA-only; porter
  * expands it, WAVE009), memcpy_async.
  */
@@ -272,6 +282,106 @@ class thread_group {
  private:
   unsigned tile_;  // 0: the whole block; else the tile size
 };
+
+/* The lanes of the caller's wave that are active at the call, as a group (see the top). */
+class coalesced_group {
+ public:
+  __device__ unsigned thread_rank() const {
+    const unsigned lane = ::porter_hoc::lane_id();
+    return static_cast<unsigned>(__popcll(mask_ & ((1ull << lane) - 1ull)));
+  }
+  __device__ unsigned size() const { return static_cast<unsigned>(__popcll(mask_)); }
+  __device__ unsigned num_threads() const { return size(); }
+  __device__ unsigned meta_group_rank() const { return 0u; }
+  __device__ unsigned meta_group_size() const { return 1u; }
+  __device__ bool is_valid() const { return mask_ != 0ull; }
+
+  __device__ void sync() const {
+    if (in_one_half()) porter_hoc_cuda_syncwarp(half_bits() & porter_hoc_cuda_activemask());
+    else ::porter_hoc::wave_sync();
+  }
+  template <class T>
+  __device__ T shfl(T var, int src_rank) const {
+    const unsigned n = size();
+    return read(var, nth_member(static_cast<unsigned>(src_rank) % (n ? n : 1u)));
+  }
+  template <class T>
+  __device__ T shfl_down(T var, unsigned int lane_delta) const {
+    const unsigned lane = ::porter_hoc::lane_id();
+    unsigned long long above = lane == 63u ? 0ull : (mask_ & ~((2ull << lane) - 1ull));
+    for (unsigned i = 1; i < lane_delta && above; ++i) above &= above - 1ull;  // drop the nearest
+    return read(var, (lane_delta == 0u || !above) ? lane : static_cast<unsigned>(__ffsll(above) - 1));
+  }
+  template <class T>
+  __device__ T shfl_up(T var, unsigned int lane_delta) const {
+    const unsigned lane = ::porter_hoc::lane_id();
+    unsigned long long below = mask_ & ((1ull << lane) - 1ull);
+    for (unsigned i = 1; i < lane_delta && below; ++i) below &= ~(1ull << (63 - __clzll(below)));
+    return read(var, (lane_delta == 0u || !below) ? lane : static_cast<unsigned>(63 - __clzll(below)));
+  }
+  __device__ unsigned long long ballot(int pred) const {
+    const unsigned long long votes = wave_ballot(pred) & mask_;
+    unsigned long long out = 0ull;  // bit i for member rank i
+    unsigned rank = 0;
+    for (unsigned long long m = mask_; m; m &= m - 1ull, ++rank)
+      if (votes & (m & (~m + 1ull))) out |= 1ull << rank;
+    return out;
+  }
+  __device__ int any(int pred) const { return (wave_ballot(pred) & mask_) != 0ull; }
+  __device__ int all(int pred) const { return (wave_ballot(pred) & mask_) == mask_; }
+
+ private:
+  __device__ explicit coalesced_group(unsigned long long mask) : mask_(mask) {}
+  friend __device__ coalesced_group coalesced_threads();
+  friend __device__ coalesced_group binary_partition(const coalesced_group&, bool);
+  template <unsigned int S, class P>
+  friend __device__ coalesced_group binary_partition(const thread_block_tile<S, P>&, bool);
+
+  __device__ bool in_one_half() const {
+    const unsigned long long half = (::porter_hoc::lane_id() < 32u) ? 0x00000000ffffffffull : 0xffffffff00000000ull;
+    return (mask_ & ~half) == 0ull;
+  }
+  /* The members of the caller's half, as a mask of its NVIDIA warp's lanes. */
+  __device__ unsigned half_bits() const {
+    return static_cast<unsigned>(::porter_hoc::lane_id() < 32u ? mask_ : (mask_ >> 32));
+  }
+  __device__ unsigned nth_member(unsigned r) const {
+    unsigned long long m = mask_;
+    for (unsigned i = 0; i < r && m; ++i) m &= m - 1ull;
+    return m ? static_cast<unsigned>(__ffsll(m) - 1) : ::porter_hoc::lane_id();
+  }
+  /* var of wave lane `src` (a member, or the caller itself). */
+  template <class T>
+  __device__ T read(T var, unsigned src) const {
+    return in_one_half() ? ::porter_hoc::shfl(var, static_cast<int>(src), 32)
+                         : ::porter_hoc::shfl(var, static_cast<int>(src), 64);
+  }
+  /* The wave ballot over the group's lanes (bit i = lane i). */
+  __device__ unsigned long long wave_ballot(int pred) const {
+    if (!in_one_half()) return ::porter_hoc::ballot(pred);
+    // the members that run (a tile's lanes past the end of a partial block do not exist)
+    const unsigned long long mine = porter_hoc_cuda_ballot_sync(half_bits() & porter_hoc_cuda_activemask(), pred);
+    return ::porter_hoc::lane_id() < 32u ? mine : (mine << 32);
+  }
+
+  unsigned long long mask_;  // bit i: lane i of the wave is a member
+};
+
+/* The wave's active lanes (AMD: EXEC) at the call. */
+__device__ inline coalesced_group coalesced_threads() { return coalesced_group(::porter_hoc::activemask()); }
+
+/* ROCm 6.3: the members whose pred equals the caller's. */
+__device__ inline coalesced_group binary_partition(const coalesced_group& g, bool pred) {
+  const unsigned long long taken = g.wave_ballot(pred) & g.mask_;
+  return coalesced_group(pred ? taken : (g.mask_ ^ taken));
+}
+template <unsigned int Size, class P>
+__device__ inline coalesced_group binary_partition(const thread_block_tile<Size, P>&, bool pred) {
+  const unsigned lane = ::porter_hoc::lane_id();
+  const unsigned long long run = Size >= 64u ? ~0ull : ((1ull << Size) - 1ull);
+  const coalesced_group tile(run << ((lane / Size) * Size));
+  return binary_partition(tile, pred);
+}
 
 template <class CGTy>
 __device__ inline unsigned group_size(const CGTy& g) { return g.size(); }

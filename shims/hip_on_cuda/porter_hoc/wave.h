@@ -41,9 +41,22 @@
  * at all, so a 16-lane reduction under `if (threadIdx.y == 0)` never waits.
  *   Shared memory is not initialised at launch, so an arrival word carries a tag of its block
  *   and launch (%gridid, the launch's number in the context, and the linear block index) and a
- *   word with another tag reads as "no barrier passed yet". Word layout: bits 63..41 %gridid
- *   mod 2^23, 40..9 the block index mod 2^32, 8 the absent bit, 7..0 the count mod
- *   256 (the two warps of a wave are never more than one barrier apart).
+ *   word with another tag reads as "no barrier passed yet". Word layout: bits 63..42 %gridid
+ *   mod 2^22, 41..10 the block index mod 2^32, 9 the final bit (the absent decision stands),
+ *   8 the absent bit, 7..0 the count mod 256 (the two warps of a wave are never more than one
+ *   barrier apart).
+ *   Why a bounded wait and not a detection of the exited warp: nothing on an NVIDIA GPU tells a
+ *   warp that another warp has exited - no special register or instruction reads another warp's
+ *   state; `bar.sync 0` accounts for exited warps, but only as a barrier of the whole CTA (the
+ *   other waves are not at it); and there is no hook at a thread's return that could leave a
+ *   mark (ports are plain HIP: an exit is the end of the kernel function or a `return`). A
+ *   shorter bound would turn a slow but live half into a false alarm (the trap above), so the
+ *   bound stays; what is avoided is waiting where no partner is needed (below).
+ *   Named barriers after the handshake (each warp enters `barrier.sync wave+1, 64` only once it
+ *   has seen the other arrive, so no exited warp is waited for) were measured on the H200 and
+ *   not kept: slower than the fenced store/load (1.90 against 1.79 ms for 4096 collectives) and
+ *   12 more registers, which kept 1024-thread blocks from launching
+ *   (docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md).
  *
  * Contract (what ported code must satisfy here; violations are undefined: wrong values or a
  * trap with a message)
@@ -92,7 +105,6 @@ struct WaveScratch {
   unsigned slot[2][kMaxWaves][kWaveLanes];  // one 32-bit word per lane (64-bit values: two calls)
   unsigned word[2][kMaxWaves][2];  // one 32-bit word per warp (a warp's ballot, say)
   unsigned live[2][kMaxWaves][2];  // the live lanes of each warp
-  unsigned long long arrival[kMaxWaves][2];  // each warp's arrival word (see "Wave barrier")
 };
 
 __device__ inline WaveScratch& scratch() {
@@ -125,13 +137,21 @@ __device__ inline WavePos wave_pos() {
 
 /* ---- the wave barrier (see "Wave barrier" above) ---- */
 
-constexpr unsigned long long kArrivalCount = 0xffull;  // bits 7..0
+constexpr unsigned long long kArrivalCount = 0xffull;    // bits 7..0
 constexpr unsigned long long kArrivalAbsent = 0x100ull;  // bit 8: "I go on without my partner"
-constexpr unsigned long long kArrivalTag = ~0x1ffull;  // bits 63..9
+constexpr unsigned long long kArrivalFinal = 0x200ull;   // bit 9: ... and that decision is final
+constexpr unsigned long long kArrivalTag = ~0x3ffull;    // bits 63..10
 constexpr unsigned long long kAbsentNs = 1000000ull * PORTER_HOC_ABSENT_MS;
 /* How long a late warp waits for its partner to withdraw an "absent" decision taken in the
  * same instant (see arrive_and_wait): far longer than the few instructions that takes. */
 constexpr unsigned long long kGraceNs = 2000000ull;
+
+/* The arrival words, one per warp, in their own shared variable: the MFMA emulation
+ * (porter_hoc/mfma.h) synchronises through them without paying for WaveScratch's buffers. */
+__device__ inline unsigned long long (&arrivals())[kMaxWaves][2] {
+  __shared__ unsigned long long words[kMaxWaves][2];
+  return words;
+}
 
 /* This block of this launch, in the tag bits of an arrival word. */
 __device__ inline unsigned long long arrival_tag() {
@@ -140,7 +160,7 @@ __device__ inline unsigned long long arrival_tag() {
   const unsigned long long block =
       blockIdx.x + static_cast<unsigned long long>(gridDim.x) *
                        (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
-  return ((grid << 32) | (block & 0xffffffffull)) << 9;
+  return ((grid << 32) | (block & 0xffffffffull)) << 10;
 }
 
 __device__ inline unsigned long long globaltimer_ns() {
@@ -149,24 +169,40 @@ __device__ inline unsigned long long globaltimer_ns() {
   return t;
 }
 
-__device__ inline unsigned long long load_arrival(const unsigned long long* w) {
-  return *static_cast<const volatile unsigned long long*>(w);
+/* Shared-memory accesses of the arrival words with the orderings the protocol needs (PTX
+ * memory model, CTA scope). */
+__device__ inline unsigned shared_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
+__device__ inline unsigned long long load_relaxed(const unsigned long long* w) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.cta.shared.u64 %0, [%1];" : "=l"(v) : "r"(shared_addr(w)) : "memory");
+  return v;
+}
+__device__ inline unsigned long long load_acquire(const unsigned long long* w) {
+  unsigned long long v;
+  asm volatile("ld.acquire.cta.shared.u64 %0, [%1];" : "=l"(v) : "r"(shared_addr(w)) : "memory");
+  return v;
+}
+__device__ inline void store_relaxed(unsigned long long* w, unsigned long long v) {
+  asm volatile("st.relaxed.cta.shared.u64 [%0], %1;" ::"r"(shared_addr(w)), "l"(v) : "memory");
+}
+__device__ inline void store_release(unsigned long long* w, unsigned long long v) {
+  asm volatile("st.release.cta.shared.u64 [%0], %1;" ::"r"(shared_addr(w)), "l"(v) : "memory");
+}
+/* The sequentially consistent fence of the Dekker pattern below. */
+__device__ inline void fence_sc() { asm volatile("fence.sc.cta;" ::: "memory"); }
 
 /* The calling warp was presumed exited by its partner, but is running: say so and stop. */
-__device__ __noinline__ inline void presumed_exited_but_alive(const WavePos& p) {
+__device__ __noinline__ inline void presumed_exited_but_alive(unsigned wave, unsigned half) {
   printf("porter hip_on_cuda: block (%u,%u,%u) wave %u: lanes %u-%u reached a wave collective "
          "after lanes %u-%u had waited %u ms for them and gone on as if they had exited. Both "
          "halves of a wave must call the same collectives: a collective under a branch that "
          "splits the wave, or a half that runs longer than PORTER_HOC_ABSENT_MS between two "
          "collectives - see porter_hoc/wave.h, Contract\n",
-         blockIdx.x, blockIdx.y, blockIdx.z, p.wave, 32 * p.half, 32 * p.half + 31,
-         32 * (p.half ^ 1u), 32 * (p.half ^ 1u) + 31, static_cast<unsigned>(PORTER_HOC_ABSENT_MS));
+         blockIdx.x, blockIdx.y, blockIdx.z, wave, 32 * half, 32 * half + 31,
+         32 * (half ^ 1u), 32 * (half ^ 1u) + 31, static_cast<unsigned>(PORTER_HOC_ABSENT_MS));
   __trap();
-}
-
-__device__ inline void store_arrival(unsigned long long* w, unsigned long long v) {
-  *static_cast<volatile unsigned long long*>(w) = v;
 }
 
 /* How many barriers a word says its warp has passed in this block and launch (0 for a word
@@ -179,86 +215,115 @@ __device__ inline bool reached(unsigned long long count, unsigned long long targ
   return static_cast<signed char>(static_cast<unsigned char>(count - target)) >= 0;
 }
 
-/* One lane per warp: publish this warp's arrival, then wait for the other warp's. Returns
- * whether the other warp took part; *count_out is this warp's barrier count after the arrival
- * (its low bit picks the scratch buffer).
+/* Where the calling warp stands before its next barrier, read by every lane from its warp's
+ * own arrival word (written only by the warp's leader, before the __syncwarp that ended the
+ * warp's previous barrier). */
+struct Arrival {
+  unsigned long long tag;     // this block and launch
+  unsigned long long target;  // the warp's barrier count after the next barrier (mod 256)
+  bool alone;                 // the partner was presumed exited: no more waiting for it
+};
+
+__device__ inline Arrival arrival_begin(const WavePos& p) {
+  Arrival a;
+  a.tag = arrival_tag();
+  const unsigned long long seen = load_relaxed(&arrivals()[p.wave][p.half]);
+  const bool ours = (seen & kArrivalTag) == a.tag;
+  a.target = ((ours ? (seen & kArrivalCount) : 0ull) + 1ull) & kArrivalCount;
+  a.alone = ours && (seen & kArrivalAbsent);
+  return a;
+}
+
+/* Every live lane of the calling warp: publish the warp's arrival (its leader, after the
+ * __syncwarp that orders every lane's writes before it), wait for the other warp's, and
+ * reconverge. Returns whether the other warp took part.
  *
- * Each warp writes only its own word (a plain store, no atomic). A warp that has waited the
- * bound for its partner sets the absent bit in ITS OWN word ("I go on without my partner")
- * and from then on runs its collectives alone. The race between that decision and a late
- * arrival is closed Dekker-style: each side stores, fences (membar.cta is sequentially
- * consistent), then loads the other's word - at least one of the two sees the other. The one
- * that gives up re-reads after its store: if the partner did arrive, it clears the bit and
- * pairs. A partner that sees the bit waits a short grace for it to clear; if it stays set,
- * the partner arrived after it was given up for exited, and traps with a message. */
-__device__ inline bool arrive_and_wait(const WavePos& p, unsigned* count_out) {
-  WaveScratch& s = scratch();
-  const unsigned long long tag = arrival_tag();
-  unsigned long long* mine = &s.arrival[p.wave][p.half];
-  unsigned long long* other = &s.arrival[p.wave][p.half ^ 1u];
-  const unsigned long long seen = load_arrival(mine);
-  const unsigned long long target = (count_of(seen, tag) + 1ull) & kArrivalCount;
-  *count_out = static_cast<unsigned>(target);
-  if ((seen & kArrivalTag) == tag && (seen & kArrivalAbsent)) {  // already going on alone
-    store_arrival(mine, tag | kArrivalAbsent | target);
+ * Every lane spins on the partner's word with acquire loads (no broadcast from the leader), so
+ * a lane that sees the partner's arrival has acquired the partner's writes itself. The final
+ * __syncwarp reconverges the warp: lanes leave the spin at different iterations, and the next
+ * collective's __activemask() must see the whole warp again (the experiment of the previous
+ * session, reverted as 5db1eb2, lacked it and failed ballot_popc and split_wave).
+ *
+ * Absent partner. Each warp writes only its own word. Only the leader watches the clock: after
+ * PORTER_HOC_ABSENT_MS it sets the absent bit in its own word ("I go on without my partner"),
+ * fences, and re-reads the partner's word; if the partner did arrive, it clears the bit and
+ * pairs, else it adds the final bit, which the other lanes of its warp look for while they
+ * spin. The race between that decision and a late arrival is closed Dekker-style: the arriving
+ * leader stores its arrival, fences (fence.sc), then loads; the giving-up leader stores its
+ * bit, fences, then loads - at least one of the two sees the other. A lane that sees the
+ * partner's absent bit waits a short grace for it to be cleared; if it stays, the partner
+ * arrived after being given up for exited, and traps with a message. Any disagreement between
+ * the two warps therefore ends in that trap, never in silently wrong values or a hang. */
+__device__ inline bool arrive_and_wait(const WavePos& p, unsigned live_mine, const Arrival& a) {
+  unsigned long long* mine = &arrivals()[p.wave][p.half];
+  const unsigned long long* other = &arrivals()[p.wave][p.half ^ 1u];
+  const bool leader = (p.lane % 32u) == static_cast<unsigned>(__ffs(live_mine) - 1);
+  porter_hoc_cuda_syncwarp(live_mine);  // every lane's writes before the leader's arrival
+  if (a.alone) {
+    if (leader) store_relaxed(mine, a.tag | kArrivalAbsent | kArrivalFinal | a.target);
+    porter_hoc_cuda_syncwarp(live_mine);  // the new count before any lane's next arrival_begin
     return false;
   }
-  __threadfence_block();  // this warp's slot writes before its arrival
-  store_arrival(mine, tag | target);
-  __threadfence_block();  // the arrival before the reads of the partner's word (Dekker)
+  if (leader) {
+    store_release(mine, a.tag | a.target);  // releases the warp's writes (cumulative)
+    fence_sc();                             // the arrival before the loads below (Dekker)
+  }
+  bool partner = true;
   unsigned long long start = 0;
   unsigned sleep_ns = 0;
   for (unsigned spins = 0;; ++spins) {
-    unsigned long long w = load_arrival(other);
-    if ((w & kArrivalTag) == tag && (w & kArrivalAbsent)) {
+    unsigned long long w = load_acquire(other);
+    if ((w & kArrivalTag) == a.tag && (w & kArrivalAbsent)) {
       // The partner decided to go on without this warp. If it decided before seeing this
       // arrival, it will see it on its re-read and clear the bit: wait a grace for that.
       const unsigned long long t0 = globaltimer_ns();
-      while ((w & kArrivalAbsent) && (w & kArrivalTag) == tag && globaltimer_ns() - t0 < kGraceNs) w = load_arrival(other);
-      if ((w & kArrivalTag) == tag && (w & kArrivalAbsent)) presumed_exited_but_alive(p);
+      while ((w & kArrivalAbsent) && (w & kArrivalTag) == a.tag && globaltimer_ns() - t0 < kGraceNs)
+        w = load_acquire(other);
+      if ((w & kArrivalTag) == a.tag && (w & kArrivalAbsent)) presumed_exited_but_alive(p.wave, p.half);
       continue;
     }
-    if (reached(count_of(w, tag), target)) {
-      __threadfence_block();  // the partner's slot writes before this warp's reads
-      return true;
-    }
+    if (reached(count_of(w, a.tag), a.target)) break;
     if ((spins & 63u) != 63u) continue;
-    const unsigned long long now = globaltimer_ns();
-    if (start == 0 || now < start) start = now;  // first look (or the driver set the timer back)
-    if (now - start > kAbsentNs) {
-      store_arrival(mine, tag | kArrivalAbsent | target);
-      __threadfence_block();  // the decision before the re-read (Dekker)
-      if (reached(count_of(load_arrival(other), tag), target)) {  // it arrived meanwhile: pair
-        store_arrival(mine, tag | target);
-        __threadfence_block();
-        return true;
+    if (!leader) {
+      const unsigned long long own = load_relaxed(mine);
+      if ((own & kArrivalTag) == a.tag && (own & kArrivalFinal)) {  // the leader gave up
+        partner = false;
+        break;
       }
-      return false;
+    } else {
+      const unsigned long long now = globaltimer_ns();
+      if (start == 0 || now < start) start = now;  // first look (or the driver set the timer back)
+      if (now - start > kAbsentNs) {
+        store_relaxed(mine, a.tag | kArrivalAbsent | a.target);
+        fence_sc();  // the decision before the re-read (Dekker)
+        const unsigned long long again = load_acquire(other);
+        if ((again & kArrivalTag) == a.tag && !(again & kArrivalAbsent) &&
+            reached(again & kArrivalCount, a.target)) {  // it arrived meanwhile: pair
+          store_relaxed(mine, a.tag | a.target);
+          break;
+        }
+        store_relaxed(mine, a.tag | kArrivalAbsent | kArrivalFinal | a.target);
+        partner = false;
+        break;
+      }
     }
     if (sleep_ns) __nanosleep(sleep_ns);
     sleep_ns = sleep_ns == 0 ? 32 : (sleep_ns < 1024 ? sleep_ns * 2 : sleep_ns);
   }
+  porter_hoc_cuda_syncwarp(live_mine);  // reconverge; the leader's word before the next call
+  return partner;
 }
 
 /* Synchronise the (one or two) warps of the caller's wave and order their shared-memory
  * accesses. `live_mine`: the live lanes of the calling warp, all of which call this. Returns
- * whether the other warp of the wave took part; *count is the barrier count of this warp
- * after it (0 for a one-warp wave, which needs no count). */
-__device__ inline bool wave_barrier(const WavePos& p, unsigned live_mine, unsigned* count) {
-  porter_hoc_cuda_syncwarp(live_mine);
-  *count = 0;
-  if (p.nwarps == 1) return false;
-  const unsigned leader = __ffs(live_mine) - 1;
-  unsigned packed = 0;
-  if (p.lane % 32 == leader) {
-    unsigned c = 0;
-    const bool partner = arrive_and_wait(p, &c);
-    packed = (c << 1) | (partner ? 1u : 0u);
+ * whether the other warp of the wave took part. A one-warp wave (the tail of a block) needs
+ * only the __syncwarp. */
+__device__ inline bool wave_barrier(const WavePos& p, unsigned live_mine) {
+  if (p.nwarps == 1) {
+    porter_hoc_cuda_syncwarp(live_mine);
+    return false;
   }
-  packed = porter_hoc_cuda_shfl_sync(live_mine, packed, leader);
-  porter_hoc_cuda_syncwarp(live_mine);  // orders the leader's acquire before the lanes' reads
-  *count = packed >> 1;
-  return packed & 1u;
+  return arrive_and_wait(p, live_mine, arrival_begin(p));
 }
 
 /* The lanes of the calling warp that execute this collective: CUDA's active mask (the lanes
@@ -284,17 +349,22 @@ class WaveCall {
    * lane of the warp), then waits for the whole wave. */
   __device__ void publish(unsigned value, unsigned warp_word = 0) {
     WaveScratch& s = scratch();
-    // The buffer of the next barrier: this warp's count + 1. A one-warp wave always uses 0
-    // (it has no partner, and __syncwarp orders its own accesses).
-    const unsigned buf = p_.nwarps == 1 ? 0u : (own_count() + 1u) & 1u;
-    s.slot[buf][p_.wave][p_.lane] = value;
+    // The buffer of this call's barrier: the parity of the warp's barrier count after it. A
+    // one-warp wave always uses 0 (it has no partner, and __syncwarp orders its own accesses).
+    Arrival a = {0ull, 0ull, false};
+    if (p_.nwarps == 2) a = arrival_begin(p_);
+    buf_ = p_.nwarps == 1 ? 0u : static_cast<unsigned>(a.target & 1ull);
+    s.slot[buf_][p_.wave][p_.lane] = value;
     if (p_.lane % 32 == __ffs(live_mine_) - 1) {  // the warp's lowest live lane
-      s.word[buf][p_.wave][p_.half] = warp_word;
-      s.live[buf][p_.wave][p_.half] = live_mine_;
+      s.word[buf_][p_.wave][p_.half] = warp_word;
+      s.live[buf_][p_.wave][p_.half] = live_mine_;
     }
-    unsigned count = 0;
-    partner_ = wave_barrier(p_, live_mine_, &count);
-    buf_ = p_.nwarps == 1 ? 0u : count & 1u;
+    if (p_.nwarps == 1) {
+      porter_hoc_cuda_syncwarp(live_mine_);
+      partner_ = false;
+    } else {
+      partner_ = arrive_and_wait(p_, live_mine_, a);
+    }
     live64_ = half_word(s.live[buf_], 0) | (static_cast<unsigned long long>(half_word(s.live[buf_], 1)) << 32);
     words64_ = half_word(s.word[buf_], 0) | (static_cast<unsigned long long>(half_word(s.word[buf_], 1)) << 32);
   }
@@ -314,13 +384,6 @@ class WaveCall {
   __device__ void finish() {}
 
  private:
-  /* This warp's barrier count so far (the low byte of its arrival word, 0 before the first
-   * barrier of this block and launch). Read by every lane: only this warp's leader writes it,
-   * and it did so before the last __syncwarp. */
-  __device__ unsigned own_count() const {
-    const unsigned long long w = load_arrival(&scratch().arrival[p_.wave][p_.half]);
-    return (w & kArrivalTag) == arrival_tag() ? static_cast<unsigned>(w & kArrivalCount) : 0u;
-  }
   /* A half's word: this warp's own, the partner's when it took part, else 0 (absent, or no
    * second half in a one-warp wave). */
   __device__ unsigned half_word(const unsigned (&arr)[kMaxWaves][2], unsigned h) const {
@@ -578,8 +641,7 @@ __device__ inline unsigned long long match_all_sync(MaskT mask, T value, int* pr
  * if any, is accepted and ignored: the contract makes every live lane take part. */
 __device__ inline void wave_sync() {
   const WavePos p = wave_pos();
-  unsigned count = 0;
-  wave_barrier(p, live_lanes_of_warp(p), &count);
+  wave_barrier(p, live_lanes_of_warp(p));
 }
 template <class MaskT>
 __device__ inline void wave_sync(MaskT) { wave_sync(); }

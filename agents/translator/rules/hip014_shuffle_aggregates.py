@@ -1,0 +1,182 @@
+"""HIP014: a shuffle of a vector type (uint4, float2, ...) or a struct of them -> one shuffle per scalar component.
+
+Why: CUDA's cooperative groups shuffle any trivially copyable type since CUDA 11
+(`tile.shfl_xor(v, 1)` with `v` a `uint4` or a struct), and CUDA's __shfl*_sync take the vector
+types through cuda_fp16/vector overloads. HIP's take integer and floating-point scalars only:
+ROCm 6.3's thread_block_tile and coalesced_group shuffles `static_assert` "Neither an integer
+or float type." (ROCm/clr release/rocm-rel-6.3.0.1, amd_hip_cooperative_groups.h) and
+amd_warp_functions.h overloads __shfl* for int, unsigned, long, long long, float, double and
+their unsigned kin, so a port that keeps the call does not compile (cuda-samples shfl_scan:
+`tile.shfl_xor(result.y, 1)` on a `uint4` member of a struct). A shuffle moves each lane's
+bytes as they are, so shuffling each scalar component with the same source lane is the same
+operation; a ROCm programmer writes it that way.
+
+Before:
+    struct packed { uint4 lo, hi; };
+    packed p = load(i);
+    p.hi = tile.shfl_xor(p.hi, 1);
+After:
+    struct packed { uint4 lo, hi; };
+    packed p = load(i);
+    p.hi = [&] { auto porter_s = (p.hi); porter_s.x = tile.shfl_xor(static_cast<unsigned int>(porter_s.x), 1); porter_s.y = tile.shfl_xor(static_cast<unsigned int>(porter_s.y), 1); porter_s.z = tile.shfl_xor(static_cast<unsigned int>(porter_s.z), 1); porter_s.w = tile.shfl_xor(static_cast<unsigned int>(porter_s.w), 1); return porter_s; }();
+
+Fix safety: safe. The value is read once, each component is shuffled with the call's own group,
+offset, width and mask, in the order of the type's components, and the whole value is returned;
+the other arguments are evaluated once per component, so a call whose other arguments have side
+effects (`i++`) is reported, not rewritten. The value's type is read from its declaration in the
+enclosing function (a local or a parameter) or the file, through members of structs the file or
+a project header it includes defines; a value whose type is not found this way, or a struct
+with a member that is neither a scalar nor a vector type, is left as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from tree_sitter import Node
+
+from porter import cuda_patterns as patterns
+from porter.rules import Hit, RuleContext, rule
+from porter.state import Edit
+from porter.syntax import SourceFile
+
+# CUDA's vector types (CUDA C++ Programming Guide, "Built-in Vector Types") -> component type.
+_BASES = {"char": "signed char", "uchar": "unsigned char", "short": "short", "ushort": "unsigned short",
+          "int": "int", "uint": "unsigned int", "long": "long", "ulong": "unsigned long",
+          "longlong": "long long", "ulonglong": "unsigned long long", "float": "float", "double": "double"}
+VECTORS = {f"{b}{n}": (s, "xyzw"[:n]) for b, s in _BASES.items() for n in (1, 2, 3, 4)}
+# Scalars HIP's shuffles take: a struct member of one of these needs no split.
+SCALARS = frozenset({"char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned",
+                     "unsigned int", "long", "unsigned long", "long long", "unsigned long long", "float",
+                     "double", "int32_t", "uint32_t", "int64_t", "uint64_t", "size_t"})
+TILE_SHUFFLES = frozenset({"shfl", "shfl_up", "shfl_down", "shfl_xor"})
+# __shfl*(value, ...) and __shfl*_sync(mask, value, ...): the index of the value argument.
+FREE_SHUFFLES = {f"__shfl{k}{s}": (1 if s else 0) for k in ("", "_up", "_down", "_xor") for s in ("", "_sync")}
+_WANTED = re.compile(rb"\b(?:__)?shfl")
+_MEMBER_CALLS = "(call_expression function: (field_expression field: (field_identifier) @member)) @call"
+_FREE_CALLS = "(call_expression function: (identifier) @fn) @call"
+STRUCT = re.compile(rb"\b(?:struct|class)\s+(\w+)\s*(?::[^{;]*)?\{([^{}]*)\}")
+MEMBER = re.compile(r"^\s*(?:const\s+)?([A-Za-z_][\w ]*?)\s+(\w+(?:\s*,\s*\w+)*)\s*$")
+SIDE_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)|\(")
+MAX_COMPONENTS = 64
+
+
+@rule(id="HIP014", lang="cuda", severity="error", fix="safe", trigger=lambda data, ctx: b"shfl" in data)
+def shuffle_aggregates(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
+    if not _WANTED.search(unit.data):
+        return
+    structs = _structs(unit, ctx)
+    found: list[tuple[Node, int]] = []
+    for m in unit.matches(_MEMBER_CALLS):
+        if unit.text(m["member"][0]) in TILE_SHUFFLES:
+            found.append((m["call"][0], 0))
+    for m in unit.matches(_FREE_CALLS):
+        if (at := FREE_SHUFFLES.get(unit.text(m["fn"][0]))) is not None:
+            found.append((m["call"][0], at))
+    for call, at in sorted(found, key=lambda f: f[0].start_byte):
+        if not unit.is_code(call.start_byte):
+            continue
+        arguments = patterns.args(call)
+        if len(arguments) <= at:
+            continue
+        value = arguments[at]
+        ty = _type_of(unit, value, structs)
+        if ty is None or (ty not in VECTORS and ty not in structs):
+            continue  # a scalar, a template parameter, `auto`: nothing this rule can tell
+        parts = _components(ty, structs, "")
+        function = call.child_by_field_name("function")
+        if function is None:
+            continue  # a call with a parse error in it
+        name = unit.text(function)
+        if parts is None:
+            yield Hit(call.start_byte, call.end_byte, f"{name} of a {ty}: HIP shuffles integer and floating-point "
+                      "scalars only, and a member of this type is neither; left for a person")
+            continue
+        others = [unit.text(a) for i, a in enumerate(arguments) if i != at]
+        said = (f"{name} of a {ty}: HIP shuffles integer and floating-point scalars only "
+                f"(ROCm 6.3: \"Neither an integer or float type.\")")
+        if any(SIDE_EFFECT.search(o) for o in others):
+            yield Hit(call.start_byte, call.end_byte, f"{said}; the other arguments would be evaluated once per "
+                      "component, so this call is left for a person")
+            continue
+        steps = []
+        for path, scalar in parts:
+            args = [unit.text(a) for a in arguments]
+            args[at] = f"static_cast<{scalar}>(porter_s{path})"
+            steps.append(f"porter_s{path} = {name}({', '.join(args)});")
+        text = f"[&] {{ auto porter_s = ({unit.text(value)}); {' '.join(steps)} return porter_s; }}()"
+        yield Hit(call.start_byte, call.end_byte, f"{said}: one shuffle per component ({len(parts)})",
+                  edits=(Edit(call.start_byte, call.end_byte, text),))
+
+
+def _structs(unit: SourceFile, ctx: RuleContext) -> dict[str, list[tuple[str, str]]]:
+    """struct name -> [(member type, member name)] for the structs of this file and its project headers."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for src in (*ctx.included(unit), unit):
+        for m in STRUCT.finditer(src.data):
+            if not src.is_code(m.start()):
+                continue
+            members: list[tuple[str, str]] = []
+            for decl in m.group(2).decode("utf-8", "replace").split(";"):
+                decl = re.sub(r"//[^\n]*|/\*.*?\*/", " ", decl, flags=re.S).strip()
+                if not decl:
+                    continue
+                if "(" in decl or "[" in decl or "=" in decl or (mm := MEMBER.match(decl)) is None:
+                    members = []  # a method, an array or an initialiser: not a plain aggregate of values
+                    break
+                ty = " ".join(mm.group(1).split())
+                members += [(ty, n.strip()) for n in mm.group(2).split(",")]
+            if members:
+                out[m.group(1).decode()] = members
+    return out
+
+
+def _components(ty: str, structs: dict[str, list[tuple[str, str]]], path: str,
+                depth: int = 0) -> list[tuple[str, str]] | None:
+    """(member path, scalar type) of every scalar in a value of type `ty`, or None if one is not a scalar."""
+    if ty in SCALARS:
+        return [(path, ty)]
+    if ty in VECTORS:
+        scalar, names = VECTORS[ty]
+        return [(f"{path}.{c}", scalar) for c in names]
+    if ty not in structs or depth > 4:
+        return None
+    out: list[tuple[str, str]] = []
+    for member_ty, member in structs[ty]:
+        sub = _components(member_ty, structs, f"{path}.{member}", depth + 1)
+        if sub is None:
+            return None
+        out += sub
+    return out if len(out) <= MAX_COMPONENTS else None
+
+
+def _type_of(unit: SourceFile, node, structs: dict[str, list[tuple[str, str]]]) -> str | None:
+    """The declared type of an identifier or a member access `a.b.c`, when the file shows it."""
+    node = patterns.unwrap(node)
+    if node.type == "identifier":
+        return _declared(unit, node, unit.text(node))
+    if node.type == "field_expression":
+        base = node.child_by_field_name("argument")
+        field = node.child_by_field_name("field")
+        op = node.child_by_field_name("operator")
+        if base is None or field is None or (op is not None and unit.text(op) != "."):
+            return None
+        outer = _type_of(unit, base, structs)
+        for member_ty, member in structs.get(outer or "", []):
+            if member == unit.text(field):
+                return member_ty
+    return None
+
+
+def _declared(unit: SourceFile, at, name: str) -> str | None:
+    """The type in the last declaration of `name` before `at` in its function (parameters included), else the file."""
+    func = patterns.enclosing(at, "function_definition")
+    start, end = (func.start_byte, at.start_byte) if func is not None else (0, at.start_byte)
+    decl = re.compile(rb"(?<![\w.>])(?:const\s+)?(?:struct\s+)?([A-Za-z_]\w*)\s*(?:&\s*|\s)\s*" + re.escape(name.encode())
+                      + rb"\s*(?:[=;,)\[{]|$)")
+    best = None
+    for m in decl.finditer(unit.data, start, end):
+        if unit.is_code(m.start()) and m.group(1).decode() not in ("return", "else", "case", "goto"):
+            best = m.group(1).decode()
+    return best
