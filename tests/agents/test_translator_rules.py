@@ -228,3 +228,23 @@ def test_headers_that_include_none_of_the_tree_run_first_and_the_others_see_them
     assert spread == alone
     assert [p.path for p in alone[1]] == ["inc/a.cuh", "main.cu"]  # b.cuh has nothing to rename
     assert not [f for f in alone[0] if f.rule == "HIP008"]
+
+
+def test_hip014_finds_the_shuffle_calls_the_tree_queries_find() -> None:
+    from porter.agents.translator.rules.hip014_shuffle_aggregates import _FREE_CALLS, _MEMBER_CALLS, shuffle_calls
+
+    src = (b"// __shfl_sync(m, v, 0) in a comment\n#define SH(v) __shfl_xor_sync(0xffffffff, v, 1)\n"
+           b"__device__ float f(cg::thread_block_tile<32> t, float v, int w) {\n"
+           b'  const char* s = "__shfl_up_sync(";\n  float a = t.shfl(v, 0) + t.shfl_down(v, 1) + t.size();\n'
+           b"  float b = __shfl_sync(0xffffffff, v, 0) + __shfl_up(v, 1) + myshfl(v) + __shfl_sync_x(v);\n"
+           b"  return a + b + __shfl_xor_sync(0xffffffff, w, 2);\n}\n")
+    unit = SourceFile("k.cu", src, "cuda")
+    queried = [(m["call"][0], 0) for m in unit.matches(_MEMBER_CALLS)
+               if unit.text(m["member"][0]) in ("shfl", "shfl_up", "shfl_down", "shfl_xor")]
+    queried += [(m["call"][0], 1) for m in unit.matches(_FREE_CALLS) if unit.text(m["fn"][0]).startswith("__shfl")
+                and unit.text(m["fn"][0]) != "__shfl_sync_x"]
+    found = shuffle_calls(unit)
+    assert [(unit.text(c), at) for c, at in found] == [
+        ("t.shfl(v, 0)", 0), ("t.shfl_down(v, 1)", 0), ("__shfl_sync(0xffffffff, v, 0)", 1), ("__shfl_up(v, 1)", 0),
+        ("__shfl_xor_sync(0xffffffff, w, 2)", 1)]
+    assert sorted(c.start_byte for c, _ in found) == sorted(c.start_byte for c, _ in queried)
