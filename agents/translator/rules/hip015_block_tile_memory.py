@@ -65,7 +65,8 @@ _FUNCTORS = re.compile(rb"\b" + _CG + rb"::(plus|less|greater|bit_and|bit_or|bit
 _REDUCE_HEADER = re.compile(rb'#[ \t]*include[ \t]*[<"]cooperative_groups/reduce\.h[>"][^\n]*')
 
 
-@rule(id="HIP015", lang="cuda", severity="error", fix="safe")
+@rule(id="HIP015", lang="cuda", severity="error", fix="safe",
+      trigger=lambda data, ctx: b"block_tile_memory" in data)
 def block_tile_memory(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if b"block_tile_memory" not in unit.data:
         return
