@@ -65,7 +65,8 @@ _UNPORTABLE = re.compile(r"\basm\b|\b__asm__\b|\bthis_cluster\b|\bcluster_group\
 _DIRECTIVES = ("preproc_if", "preproc_elif", "preproc_ifdef")
 
 
-@rule(id="HIP016", lang="cuda", severity="warning", fix="safe")
+@rule(id="HIP016", lang="cuda", severity="warning", fix="safe",
+      trigger=lambda data, ctx: bool(_WANTED.search(data)))
 def cuda_arch_conditions(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if not _WANTED.search(unit.data):
         return

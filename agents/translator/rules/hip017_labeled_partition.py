@@ -33,7 +33,8 @@ from porter.syntax import SourceFile
 CALL = re.compile(rb"\b(?:(?:::)?cooperative_groups|cg)\s*::\s*labeled_partition\b(?=\s*\()")
 
 
-@rule(id="HIP017", lang="cuda", severity="error", fix="safe")
+@rule(id="HIP017", lang="cuda", severity="error", fix="safe",
+      trigger=lambda data, ctx: b"labeled_partition" in data)
 def labeled_partition(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if b"labeled_partition" not in unit.data:
         return
