@@ -12,8 +12,8 @@ out="${OUT:-/tmp/hoc_out}"; mkdir -p "$out"
 shim=shims/hip_on_cuda
 libs="$(python3 -c "import nvidia,os;print(os.path.join(nvidia.__path__[0],\"cu13\"))" 2>/dev/null)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv > "$out/gpu.txt" 2>&1
-(CUDA_LIBS="$libs" BUILD_DIR=/tmp/fx fixtures/hip_on_cuda/run.sh > "$out/fixtures_unguarded.txt" 2>&1; echo "fixtures exit $?" >> "$out/fixtures_unguarded.txt"
- CUDA_LIBS="$libs" BUILD_DIR=/tmp/fxg guard/fixtures/hip_on_cuda/run.sh > "$out/fixtures_guarded.txt" 2>&1; echo "fixtures exit $?" >> "$out/fixtures_guarded.txt") &
+(CUDA_LIBS="$libs" BUILD_DIR=/tmp/fx fixtures/hip_on_cuda/run.sh > "$out/fixtures_unguarded.txt" 2>&1; echo "fixtures exit $?" >> "$out/fixtures_unguarded.txt") &
+(CUDA_LIBS="$libs" BUILD_DIR=/tmp/fxg guard/fixtures/hip_on_cuda/run.sh > "$out/fixtures_guarded.txt" 2>&1; echo "fixtures exit $?" >> "$out/fixtures_guarded.txt") &
 build() {  # mode source [options]: baseline is main's shims before this change (guard/baseline)
   local mode="$1" src="$2"; shift 2
   flag=""; [ "$mode" = native ] && flag=-DPORTER_HOC_PLATFORM_NVIDIA
