@@ -13,6 +13,19 @@ ln -s ../shims guard/shims
 cp fixtures/hip_on_cuda/run.sh guard/fixtures/hip_on_cuda/
 for f in fixtures/hip_on_cuda/*.hip.cu; do "$py" -m porter.toolchains.hoc_guard "$f" "guard/$f"; done
 "$py" -m porter.toolchains.hoc_guard bench/hip_on_cuda_collectives.hip guard/bench/hip_on_cuda_collectives.hip
+sed 's/__launch_bounds__(1024) //' guard/bench/hip_on_cuda_collectives.hip > guard/bench/hip_on_cuda_collectives_nobounds.hip
+# a variant of the barrier for bench/hip_on_cuda_guard_variants.sh: the spin loads relaxed, one
+# acquire fence after it (instead of an acquire load per spin)
+mkdir -p guard/variants/relaxedspin/porter_hoc
+"$py" - <<'PY'
+s = open("shims/hip_on_cuda/porter_hoc/wave.h").read()
+a = "    const unsigned long long w = ld_acquire64(other);\n    const bool ours = (w & kArrivalTag) == tag;"
+b = "  sync_lanes(live_mine);  // reconverge; the leader's word before the next call\n  return partner;"
+assert s.count(a) == 1 and s.count(b) == 1
+s = s.replace(a, a.replace("ld_acquire64", "ld_relaxed64"))
+s = s.replace(b, '  asm volatile("fence.acq_rel.cta;" ::: "memory");\n' + b)
+open("guard/variants/relaxedspin/porter_hoc/wave.h", "w").write(s)
+PY
 cp -r "$corpus/ROCm+rocm-examples" guard/corpus/
 mkdir -p guard/baseline && git archive "${BASELINE:-main}" shims/hip_on_cuda | tar -x -C guard/baseline
 grep -v '^#' bench/hip_on_cuda_control.txt | grep -v 'skip:' | while read -r dir srcs _; do

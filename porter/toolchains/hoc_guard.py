@@ -7,8 +7,9 @@ barrier"). A kernel can tell it, though, if every lane leaves a mark on its way 
 object `porter_hoc::KernelExit`, declared first in the kernel's body, whose destructor runs on
 every return path of every lane and sets the lane's bit in its warp's exited mask.
 
-`instrument` also gives a kernel without `__launch_bounds__` the bound hip-clang compiles it
-with (1024 threads per block), and puts that declaration after the opening brace of every `__global__` function
+`instrument` also gives a kernel without `__launch_bounds__` the register cap of the bound
+hip-clang compiles it with (1024 threads per block: `__maxnreg__(64)` on the NVIDIA GPU), and
+puts that declaration after the opening brace of every `__global__` function
 definition tree-sitter finds in a source (templates, `extern "C"`, static and member-free
 kernels alike), under `#ifdef PORTER_HOC_EXIT_GUARD` (defined by porter_hoc/wave.h, so a file
 that never includes the HIP headers is left as it was), with `#line` directives that keep every
@@ -36,9 +37,14 @@ from porter import syntax
 GUARD_MACRO = "PORTER_HOC_EXIT_GUARD"
 GUARD_DECL = "::porter_hoc::KernelExit porter_hoc_exit_guard;"
 # hip-clang compiles a kernel without __launch_bounds__ for blocks of up to 1024 threads (its
-# default --gpu-max-threads-per-block); nvcc, given no bound, may use more registers than a
-# 1024-thread block can have, and such a launch fails on the NVIDIA GPU though it runs on AMD.
-LAUNCH_BOUNDS = "__launch_bounds__(1024)"
+# default --gpu-max-threads-per-block); nvcc, given no bound, may use more than the 64 registers
+# a 1024-thread block can have, and such a launch fails on the NVIDIA GPU though it runs on AMD.
+# `__maxnreg__(64)` caps the registers and nothing else: `__launch_bounds__(1024)` caps them too
+# but also changes how ptxas schedules (it recomputed thread indices inside the benchmark's
+# collective loops instead of keeping them: 20% slower on the H200,
+# docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md).
+REGISTER_CAP = "__maxnreg__(64)"
+_BOUNDED = re.compile(rb"__launch_bounds__|__maxnreg__|launch_bounds\s*\(|maxnreg\s*\(")
 _GLOBAL = re.compile(rb"(?<![A-Za-z0-9_])__global__(?![A-Za-z0-9_])")
 
 
@@ -105,9 +111,9 @@ def instrument(source: bytes, path: str) -> Instrumented:
             skipped.append(Skipped(fn.start_point[0] + 1, f"kernel {_name(fn)}: no plain body"))
             continue
         decl = fn.child_by_field_name("declarator")
-        if not any(c.type == "launch_bounds" for c in fn.children) and decl is not None \
-                and decl.type == "function_declarator":
-            inserts.append((decl.start_byte, LAUNCH_BOUNDS.encode() + b" "))
+        head = source[fn.start_byte:body.start_byte]
+        if decl is not None and decl.type == "function_declarator" and not _BOUNDED.search(head):
+            inserts.append((decl.start_byte, REGISTER_CAP.encode() + b" "))
         brace = body.children[0]
         line = brace.end_point[0] + 1  # the line the rest of the brace's line keeps
         inserts.append((brace.end_byte, b"\n#ifdef " + GUARD_MACRO.encode() + b"\n" + GUARD_DECL.encode()

@@ -33,9 +33,9 @@ EXPECTED = (b'#line 1 "k.hip"\n'
             b"#include <hip/hip_runtime.h>\n"
             b"__global__ void proto(int* p);\n"
             b"template <int K>\n"
-            b"__global__ void __launch_bounds__(1024) loop(float* o) {" + GUARD + b'#line 4 "k.hip"\n'
+            b"__global__ void __maxnreg__(64) loop(float* o) {" + GUARD + b'#line 4 "k.hip"\n'
             b" o[0] = K; }\n"
-            b'extern "C" __global__ void __launch_bounds__(1024) early(int* p) {' + GUARD + b'#line 5 "k.hip"\n'
+            b'extern "C" __global__ void __maxnreg__(64) early(int* p) {' + GUARD + b'#line 5 "k.hip"\n'
             b"\n"
             b"  if (p[threadIdx.x] < 0) return;\n"
             b"  p[threadIdx.x] = __shfl_xor(p[threadIdx.x], 32);\n"
@@ -47,7 +47,7 @@ EXPECTED = (b'#line 1 "k.hip"\n'
             b"MAKE(from_macro)\n")
 
 
-def test_every_kernel_definition_gets_the_guard_and_hip_clangs_default_bound() -> None:
+def test_every_kernel_definition_gets_the_guard_and_the_register_cap_of_hip_clangs_default_bound() -> None:
     result = hoc_guard.instrument(SOURCE, "k.hip")
     assert result.text == EXPECTED
     assert result.kernels == ["loop", "early", "bounded"]
@@ -95,7 +95,9 @@ def test_an_instrumented_kernel_compiles_for_sm_90_and_marks_exits(tmp_path: Pat
     ptx = (tmp_path / "k.ptx").read_text()
     entry = ptx[ptx.index(".entry early"):]
     entry = entry[:entry.index("\n}\n")]
-    assert ".maxntid 1024" in entry
+    assert ".maxnreg 64" in entry  # what a 1024-thread block can have, as hip-clang's default bound
+    bounded = ptx[ptx.index(".entry _Z7boundedv"):]
+    assert ".maxntid 256" in bounded[:bounded.index("{")] and ".maxnreg" not in bounded[:bounded.index("{")]
     assert "red.release.cta.shared.or.b32" in entry  # the lane's exit mark
     assert "atom.release.cta.shared.exch.b64" in entry  # the guard's entry (and the arrival)
     assert "fence.sc" not in ptx  # no Dekker fence left in the arrival protocol

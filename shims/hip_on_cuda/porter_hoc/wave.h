@@ -100,6 +100,11 @@
 /* 1: the leader tests the answer of its arriving exchange after the spin instead of before it
  * (a measurement variant of bench/hip_on_cuda_guard_device.sh; 0, the default, keeps two
  * registers fewer across the spin). */
+/* Every how many spins (a power of two, <= 64) a waiting warp of a guarded kernel looks at its
+ * partner's exited mask. */
+#ifndef PORTER_HOC_EXIT_CHECK_SPINS
+#define PORTER_HOC_EXIT_CHECK_SPINS 16u
+#endif
 #ifndef PORTER_HOC_LATE_GIVEN_UP_CHECK
 #define PORTER_HOC_LATE_GIVEN_UP_CHECK 0
 #endif
@@ -349,7 +354,7 @@ __device__ inline bool arrive_and_wait(const WavePos& p, unsigned live_mine, con
     const bool ours = (w & kArrivalTag) == tag;
     if (ours && (w & kArrivalAbsent)) presumed_exited_but_alive(p.wave, p.half);  // it went on alone
     if (ours && reached(w & kArrivalCount, target)) break;
-    if ((spins & 15u) != 15u) continue;
+    if ((spins & (PORTER_HOC_EXIT_CHECK_SPINS - 1u)) != PORTER_HOC_EXIT_CHECK_SPINS - 1u) continue;
     if (ours && (w & kArrivalGuarded)) {  // a guarded kernel: has the partner exited?
       const unsigned lanes = partner_lanes(p);
       if ((ld_acquire32(shared_addr(&exits()[p.wave][p.half ^ 1u])) & lanes) == lanes) {
