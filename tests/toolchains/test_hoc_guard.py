@@ -142,3 +142,43 @@ def test_a_port_built_through_the_hipcc_root_gets_the_guard(tmp_path: Path) -> N
     ptx = (tmp_path / "k.ptx").read_text()  # the name nvcc gives k.hip's PTX
     assert ptx.count("red.release.cta.shared.or.b32") >= 3  # loop<1>, early, bounded
     assert not [p for p in tmp_path.iterdir() if "porter-hoc" in p.name]  # the copy is removed
+
+
+def test_the_verify_driver_includes_a_guarded_copy_of_the_unit(tmp_path: Path) -> None:
+    from porter.verify.executors import guard_driver
+
+    unit = tmp_path / "port"
+    (unit / "src").mkdir(parents=True)
+    (unit / "src" / "k.hip").write_bytes(SOURCE)
+    (unit / "src" / "plain.h").write_text("inline int f() { return 1; }\n")
+    driver = tmp_path / "work" / "driver.hip"
+    driver.parent.mkdir()
+    driver.write_text('#include <cstdio>\n#include "src/plain.h"\n#define main porter_unit_main\n'
+                      '#include "src/k.hip"\n#undef main\n')
+    guarded, made, notes = guard_driver(unit, driver)
+    copy = next(p for p in made if p.parent == unit / "src")
+    assert guarded == driver.with_name("driver.guarded.hip") and set(made) == {copy, guarded}
+    assert guarded.read_text() == driver.read_text().replace('"src/k.hip"', f'"src/{copy.name}"')
+    assert copy.read_bytes() == hoc_guard.instrument(SOURCE, str(unit / "src" / "k.hip")).text
+    assert "k.hip:11: not instrumented" in notes
+    # a driver whose unit defines no kernel is built as it is
+    driver.write_text('#include "src/plain.h"\n')
+    assert guard_driver(unit, driver) == (driver, [], "")
+
+
+@pytest.mark.toolchain("nvcc")
+def test_the_hip_on_cuda_executor_builds_the_guarded_unit_and_cleans_up(tmp_path: Path) -> None:
+    from porter.verify.executors import HipOnCudaExecutor
+
+    unit = tmp_path / "port"
+    unit.mkdir()
+    (unit / "k.hip").write_bytes(SOURCE.replace(b"extern \"C\" __global__ void early(int* p) {\n",
+                                                b"extern \"C\" __global__ void early(int* p) {\n  undeclared();\n"))
+    driver = tmp_path / "driver.hip"
+    driver.write_text('#include "k.hip"\nint main() { return 0; }\n')
+    result = HipOnCudaExecutor().build(unit, driver, tmp_path / "w")
+    assert not result.ok
+    # the compiler saw the guarded copy, and reports the error on the unit's own file and line
+    assert re.search(r'k\.hip\(6\): error: identifier "undeclared" is undefined', result.stderr), result.stderr
+    assert "not instrumented (a kernel written by a macro" in result.stderr
+    assert sorted(p.name for p in unit.iterdir()) == ["k.hip"] and not (tmp_path / "driver.guarded.hip").exists()
