@@ -6,12 +6,14 @@ For every program in bench/real_projects.toml (NVIDIA/cuda-samples, yuhc/gpu-rod
 3. `porter port SRC -o OUT --no-verify`;
 4. build the port with the same build files, now ported, through porter's gfx950 hipcc
    stand-in (porter.toolchains.hipcc: clang 22, --offload-arch=gfx950, no GPU needed);
-5. read the open findings from OUT/porter-report.json.
+5. read the open findings from OUT/porter-report.json;
+6. with --hip-on-cuda, also build the port with the same build files through porter's hip-on-cuda
+   hipcc (nvcc with shims/hip_on_cuda: what a GPU check of the port will build; nothing runs).
 Prints one row per program and the totals; the goal is that >= 95% of the ports whose original
 builds here also build through the stand-in.
 
     python bench/real_projects.py --corpus /work/src [--only NAME,NAME] [-j N] [--keep DIR] [--md FILE]
-                                  [--originals FILE] [--rebuild-originals]
+                                  [--originals FILE] [--rebuild-originals] [--hip-on-cuda]
 
 The corpus root holds one extracted repository per folder (NVIDIA+cuda-samples, yuhc+gpu-rodinia);
 `--corpus` or $PORTER_CORPUS names it. Nothing of the corpus is committed here, only program names.
@@ -57,6 +59,7 @@ class Row:
     original: str = "-"  # built | failed | skipped
     port: str = "-"  # ported | failed
     port_build: str = "-"  # built | failed | -
+    hoc_build: str = "-"  # with --hip-on-cuda: the port built by nvcc through porter's hip-on-cuda hipcc
     open_findings: dict[str, int] = field(default_factory=dict)
     outside: list[str] = field(default_factory=list)  # includes reaching outside the tree (BLD findings)
     why: str = ""  # the first error of a failed build
@@ -242,7 +245,8 @@ def revision(corpus: Path, prog: dict, staged: Path) -> str:
     return "tree-sha256:" + h.hexdigest()[:16]
 
 
-def run_one(corpus: Path, prog: dict, scratch: Path, root: Path, originals: OriginalBuilds) -> Row:
+def run_one(corpus: Path, prog: dict, scratch: Path, root: Path, originals: OriginalBuilds,
+            hoc_root: Path | None = None) -> Row:
     row = Row(prog["name"])
     start = time.monotonic()
     src = scratch / "src"
@@ -273,23 +277,34 @@ def run_one(corpus: Path, prog: dict, scratch: Path, root: Path, originals: Orig
         return row
     row.port = "ported"
     row.open_findings, row.outside = open_findings(report)
+    if hoc_root is not None and prog["build"] == "make":  # in-tree: a copy the stand-in's build leaves clean
+        shutil.copytree(out, scratch / "port-hoc", symlinks=True)
     # the original's build outputs were copied along only if porter copies them: build from clean
     pb = build(prog["build"], out / rel, scratch / "build-port", root)
     row.port_build = "built" if pb.ok else "failed"
     (scratch / "port-build.log").write_text(f"$ {' '.join(pb.cmd)}\n{pb.stdout}\n{pb.stderr}")
     if not pb.ok:
         row.why = (f"{row.why}; " if row.why else "") + "port: " + first_error(pb)
+    if hoc_root is not None:
+        hb = build(prog["build"], (scratch / "port-hoc" if prog["build"] == "make" else out) / rel,
+                   scratch / "build-port-hoc", hoc_root)
+        row.hoc_build = "built" if hb.ok else "failed"
+        (scratch / "port-hoc-build.log").write_text(f"$ {' '.join(hb.cmd)}\n{hb.stdout}\n{hb.stderr}")
+        if not hb.ok:
+            row.why = (f"{row.why}; " if row.why else "") + "port (hip-on-cuda): " + first_error(hb)
     row.seconds = round(time.monotonic() - start, 1)
     return row
 
 
 def table(rows: list[Row]) -> str:
-    lines = ["| program | original builds (nvcc) | port builds (gfx950 stand-in) | open findings | note |",
-             "|---|---|---|---|---|"]
+    hoc = any(r.hoc_build != "-" for r in rows)
+    lines = ["| program | original builds (nvcc) | port builds (gfx950 stand-in) | "
+             + ("port builds (hip-on-cuda, nvcc) | " if hoc else "") + "open findings | note |",
+             "|---|---|---|---|---|" + ("---|" if hoc else "")]
     for r in rows:
         findings = ", ".join(f"{k} x{v}" for k, v in sorted(r.open_findings.items())) or "none"
         lines.append(f"| {r.name} | {r.original} | {r.port_build if r.port == 'ported' else 'port failed'} | "
-                     f"{findings} | {r.why.replace('|', '/')} |")
+                     + (f"{r.hoc_build} | " if hoc else "") + f"{findings} | {r.why.replace('|', '/')} |")
     built = [r for r in rows if r.original == "built"]
     ok = [r for r in built if r.port_build == "built"]
     also = [r for r in rows if r.original != "built" and r.port_build == "built"]
@@ -299,6 +314,9 @@ def table(rows: list[Row]) -> str:
               f"does not: {len(also)}",
               f"open findings: {sum(sum(r.open_findings.values()) for r in rows)} over "
               f"{sum(1 for r in rows if r.open_findings)} programs"]
+    if hoc:
+        lines.append(f"ports that build through hip-on-cuda (nvcc): {sum(1 for r in rows if r.hoc_build == 'built')} "
+                     f"of {sum(1 for r in rows if r.hoc_build != '-')}")
     return "\n".join(lines)
 
 
@@ -315,6 +333,9 @@ def main() -> int:
     ap.add_argument("--originals", type=Path, default=cache_home / "porter" / "real-projects-originals.json",
                     help="JSON file keeping the originals' build outcomes")
     ap.add_argument("--rebuild-originals", action="store_true", help="build the originals again")
+    ap.add_argument("--hip-on-cuda", action="store_true",
+                    help="also build each port with its own build files through porter's hip-on-cuda hipcc (nvcc; "
+                         "compiles and links, runs nothing)")
     args = ap.parse_args()
     if not args.corpus or not Path(args.corpus).is_dir():
         print("real_projects: no corpus. Pass --corpus DIR or set PORTER_CORPUS to a folder holding the "
@@ -336,14 +357,16 @@ def main() -> int:
     originals = OriginalBuilds(args.originals, args.rebuild_originals)
     with tempfile.TemporaryDirectory(prefix="porter-real-") as tmp:
         root = hipcc_root("gfx950", Path(tmp) / "toolchain")
+        hoc_root = hipcc_root("hip-on-cuda", Path(tmp) / "toolchain") if args.hip_on_cuda else None
 
         def one(prog: dict) -> Row:
             scratch = (args.keep or Path(tmp)) / re.sub(r"[^\w.+-]", "_", prog["name"])
             if scratch.exists():
                 shutil.rmtree(scratch)
             scratch.mkdir(parents=True)
-            row = run_one(corpus, prog, scratch, root, originals)
+            row = run_one(corpus, prog, scratch, root, originals, hoc_root)
             print(f"{row.name:45} original {row.original:7} port {row.port_build:7} "
+                  + (f"hip-on-cuda {row.hoc_build:7} " if hoc_root is not None else "") +
                   f"findings {sum(row.open_findings.values()):3} {row.seconds:6.1f}s {row.why[:110]}", flush=True)
             if not args.keep:
                 shutil.rmtree(scratch, ignore_errors=True)

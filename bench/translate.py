@@ -1,6 +1,6 @@
 """Translation throughput: porter's translator against torch.utils.hipify, and on real Triton code.
 
-    python bench/translate.py [--files 1000] [--repeat 3] [--seed 7] [--processes 2]
+    python bench/translate.py [--files 1000] [--repeat 3] [--seed 7] [--processes 2] [--tree DIR]
                               [--triton DIR | PORTER_TRITON_CORPUS=DIR]
 
 C++: generates a corpus of CUDA files (about 300 lines each; kernels with shared memory and warp
@@ -10,13 +10,17 @@ literals that mention CUDA names), then times, in the same run and on the same f
            symbol table, then every HIP### rule over one tree-sitter parse of each file, through
            the run's dispatcher), patches applied, the result written to an output tree; once
            in one process and once on --processes processes (porter.cluster.LocalDispatcher:
-           the driver and --processes - 1 workers, started and warmed before the clock starts,
+           --processes workers fed by the driver, started and warmed before the clock starts,
            as `porter port` starts them before its graph);
   torch    torch.utils.hipify.hipify_python.hipify over the same directory, into another tree;
   parse    tree-sitter's parse of each file alone (the floor of any parsing translator).
+With --tree DIR, the same three over the C/C++/CUDA files of a real tree instead (those in UTF-8,
+which torch's hipify needs, copied with their folders): where some files hold no CUDA name,
+porter's translator does not parse them.
 Each runs in a fresh child process (best of --repeat runs inside it), which reports its peak
-resident memory (ru_maxrss) and its workers'. It prints lines/s, the ratios porter/torch and
-the peak memory. Target (issue 15): porter on 2 processes at least as fast as torch.
+resident memory (ru_maxrss) and its workers', and its CPU time in the best run. It prints
+lines/s, the ratios porter/torch, the CPU seconds and the peak memory. Target (issue 15):
+porter on 2 processes at least as fast as torch.
 
 Triton (with --triton DIR or PORTER_TRITON_CORPUS): every .py file under DIR (a real Triton
 library fetched by the caller, e.g. FlagOpen/FlagGems' src; its code is never committed here),
@@ -173,24 +177,42 @@ def run_porter(src: Path, dst: Path, dispatcher=None) -> None:
     from porter.rules import RuleContext, run_on_files
     from porter.state import FileKind, FileRecord
 
-    data = {p.name: p.read_bytes() for p in sorted(src.iterdir())}
-    records = [FileRecord(path=name, kind=FileKind.cuda) for name in data]
+    data = {p.relative_to(src).as_posix(): p.read_bytes() for p in sources(src)}
+    records = [FileRecord(path=rel, kind=FileKind.cuda if lang_for(rel) == "cuda" else FileKind.cpp) for rel in data]
     with cluster.using(dispatcher):
         _, patches = run_on_files("translator", records, data.__getitem__, RuleContext())
     out = dict(data)
     for patch in patches:
         out[patch.path] = patch.apply_to(out[patch.path])
-    for name, text in out.items():
-        (dst / name).write_bytes(text)
+    for rel, text in out.items():
+        target = dst / rel
+        if "/" in rel:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(text)
+
+
+def sources(root: Path) -> list[Path]:
+    """The C/C++/CUDA files under `root` (porter.syntax.lang_for), in order."""
+    return sorted(p for p in root.rglob("*") if lang_for(p.name) and p.is_file())
+
+
+def lang_for(path: str) -> str | None:
+    from porter.syntax import lang_for as lang
+
+    return lang(path)
 
 
 def parse_only(src: Path, _dst: Path) -> int:
     """The floor under porter's figure: reading and tree-sitter parsing each file, nothing else.
     Returns how many parsed without ERROR nodes."""
-    from porter.syntax import _parser
+    from porter.syntax import CUDA_SYNTAX, _parser
 
-    parser = _parser("cuda")
-    return sum(not parser.parse(path.read_bytes()).root_node.has_error for path in sorted(src.iterdir()))
+    ok = 0
+    for path in sources(src):
+        data = path.read_bytes()
+        lang = "cuda" if lang_for(path.name) == "cuda" or CUDA_SYNTAX.search(data) else "cpp"  # as SourceFile
+        ok += not _parser(lang).parse(data).root_node.has_error
+    return ok
 
 
 def run_torch(src: Path, dst: Path) -> None:
@@ -204,13 +226,16 @@ def run_torch(src: Path, dst: Path) -> None:
                              is_pytorch_extension=False)
 
 
-def best_of(repeat: int, fn, *args) -> tuple[float, object]:
-    best, result = float("inf"), None
+def best_of(repeat: int, fn, *args) -> tuple[float, float, object]:
+    """The best wall time of `repeat` runs, this process's CPU time in that run, and the result."""
+    best, cpu, result = float("inf"), float("inf"), None
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         result = fn(*args)
-        best = min(best, time.perf_counter() - t0)
-    return best, result
+        wall = time.perf_counter() - t0
+        if wall < best:
+            best, cpu = wall, time.process_time() - c0
+    return best, cpu, result
 
 
 def child(which: str, corpus: Path, repeat: int, processes: int) -> dict:
@@ -222,8 +247,8 @@ def child(which: str, corpus: Path, repeat: int, processes: int) -> dict:
     try:
         warm = root / "warm"
         warm.mkdir()
-        for path in sorted(corpus.iterdir())[:max(8, 2 * processes)]:
-            shutil.copy(path, warm)
+        for path in sources(corpus)[:max(8, 2 * processes)]:
+            shutil.copy(path, warm / path.name.replace("/", "_"))
         if which == "porter":
             # Started before the clock, as `porter port` starts its workers before the graph;
             # the warm-up map (a small one is kept in-process) is forced onto them.
@@ -248,12 +273,12 @@ def child(which: str, corpus: Path, repeat: int, processes: int) -> dict:
                 return sum(1 for _ in out.rglob("*.hip"))
             return parse_only(corpus, out)
 
-        seconds, extra = best_of(repeat, go)
+        seconds, cpu, extra = best_of(repeat, go)
     finally:
         if dispatcher is not None:
             dispatcher.close()
         shutil.rmtree(root, ignore_errors=True)
-    return {"seconds": seconds, "extra": extra,
+    return {"seconds": seconds, "cpu": cpu, "extra": extra,
             "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "worker_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
 
@@ -303,6 +328,8 @@ def main() -> int:
     ap.add_argument("--triton", type=Path, default=os.environ.get("PORTER_TRITON_CORPUS"),
                     help="a directory of real Triton code (default: $PORTER_TRITON_CORPUS; skipped when unset)")
     ap.add_argument("--skip-cpp", action="store_true")
+    ap.add_argument("--tree", type=Path, help="a real C/C++/CUDA tree instead of the generated corpus (its "
+                    "C/C++/CUDA files are copied, folders kept), e.g. $PORTER_CORPUS/NVIDIA+cuda-samples/Samples")
     ap.add_argument("--child", choices=("porter", "torch", "parse", "triton"), help=argparse.SUPPRESS)
     ap.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -334,15 +361,32 @@ def cpp(args) -> None:
     with tempfile.TemporaryDirectory(prefix="porter-bench-") as tmp:
         corpus = Path(tmp) / "corpus"
         corpus.mkdir()
-        lines = make_corpus(corpus, args.files, args.seed)
+        if args.tree is not None:
+            if not args.tree.is_dir():
+                raise SystemExit(f"--tree: {args.tree} is not a directory")
+            lines = 0
+            for path in sources(args.tree):
+                data = path.read_bytes()
+                try:
+                    data.decode("utf-8")
+                except UnicodeDecodeError:
+                    continue  # torch.utils.hipify reads UTF-8 only and stops at the first other file
+                target = corpus / path.relative_to(args.tree)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+                lines += data.count(b"\n")
+            args.files = len(sources(corpus))
+        else:
+            lines = make_corpus(corpus, args.files, args.seed)
         common = ("--corpus", str(corpus), "--repeat", str(args.repeat))
         serial = spawn("--child", "porter", "--processes", "1", *common)
         pooled = spawn("--child", "porter", "--processes", str(args.processes), *common)
         torch = spawn("--child", "torch", *common)
         parse = spawn("--child", "parse", *common)
-    if torch["extra"] != args.files:
+    if args.tree is None and torch["extra"] != args.files:
         raise SystemExit(f"torch.utils.hipify wrote {torch['extra']} .hip files, expected {args.files}")
-    print(f"corpus: {args.files} files, {lines} lines (seed {args.seed}); best of {args.repeat} runs each, "
+    what = f"tree {args.tree}" if args.tree is not None else f"seed {args.seed}"
+    print(f"corpus: {args.files} files, {lines} lines ({what}); best of {args.repeat} runs each, "
           "each contender in its own process")
     print(f"porter translator, 1 process:  {serial['seconds']:8.3f} s  {lines / serial['seconds']:10,.0f} lines/s  "
           f"(peak RSS {serial['rss_mib']:.0f} MiB)")
@@ -355,6 +399,11 @@ def cpp(args) -> None:
           f"({parse['extra']}/{args.files} files without errors; the floor of any parsing translator)")
     print(f"ratio porter/torch throughput: {torch['seconds'] / serial['seconds']:.2f}x on 1 process, "
           f"{torch['seconds'] / pooled['seconds']:.2f}x on {args.processes} processes")
+    # CPU seconds of the same best runs, in one process each: the work itself, which other
+    # processes on a shared machine stretch far less than the wall time.
+    print(f"CPU of one run, one process:   porter {serial['cpu']:.3f} s, torch {torch['cpu']:.3f} s, "
+          f"parse {parse['cpu']:.3f} s (torch/porter {torch['cpu'] / serial['cpu']:.2f}x; "
+          f"driver of {args.processes} processes {pooled['cpu']:.3f} s)")
 
 
 if __name__ == "__main__":

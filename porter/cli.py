@@ -93,9 +93,9 @@ def port(
                                                      "before that task's units are reported not-checked.")] = 60.0,
     cluster_task_timeout: Annotated[float, typer.Option(help="Seconds a Ray map waits for its tasks' results; a unit "
                                                              "whose task gave none is reported not-checked.")] = 3600.0,
-    jobs: Annotated[int, typer.Option(help="With --cluster local: processes for the rule runs (this one and "
-                                           "JOBS-1 workers, started before the port); 0: every core for a tree "
-                                           "with 4 MiB of code or more, else 1.")] = 0,
+    jobs: Annotated[int, typer.Option(help="With --cluster local: processes for the rule runs (1: this one; "
+                                           "more: JOBS workers, started before the port, fed by this one); 0: "
+                                           "every core for a tree with 4 MiB of code or more, else 1.")] = 0,
 ) -> None:
     """Port SOURCE into OUTPUT and write porter-report.{md,json,sarif} there."""
     from pydantic import ValidationError

@@ -32,6 +32,7 @@ port` writes them to `OUT/.porter/task-durations.json`, which `porter cluster pl
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -181,7 +182,63 @@ def _call(fn: Callable, shared: Any, item: Any) -> tuple[Any, float]:
 
 
 def _call_chunk(fn: Callable, shared: Any, items: list) -> list[tuple[Any, float]]:
-    return [_call(fn, shared, item) for item in items]
+    with quiet_gc():
+        shared = _SharedFile.resolve(shared)
+        return [_call(fn, shared, item) for item in items]
+
+
+@dataclass(frozen=True)
+class _SharedFile:
+    """A map's `shared` argument as a worker process receives it: pickled once by the driver into
+    a temporary file, read once per worker. Sent with every chunk, it was pickled, piped and
+    unpickled once per chunk (a rule map's context carries every source file of the tree)."""
+
+    path: str
+    key: str
+
+    @staticmethod
+    def resolve(shared: Any) -> Any:
+        if not isinstance(shared, _SharedFile):
+            return shared
+        found = _SHARED.get(shared.key)
+        if found is None:
+            found = _SHARED[shared.key] = pickle.loads(Path(shared.path).read_bytes())
+            while len(_SHARED) > 2:
+                _SHARED.pop(next(iter(_SHARED)))
+        return found
+
+
+_SHARED: dict[str, Any] = {}  # in a worker: the maps' shared arguments, by key (the latest two maps)
+
+
+# Young objects the cyclic collector lets pile up before it walks them, while CPU-bound per-item
+# work runs (`quiet_gc`): a rule run builds a few hundred tuples per file (tokens, edits,
+# findings) and unpickling a worker's results thousands, none of them in a cycle. At CPython's
+# default of 700 the collector ran several times per file, and each older-generation pass
+# walked every result gathered so far: a quarter of the rule time, and two thirds of the
+# driver's time rebuilding results (bench/results/translate-2026-12-01b.md).
+GC_YOUNG_THRESHOLD = 100_000
+_GC_DEPTH = [0]
+
+
+@contextmanager
+def quiet_gc() -> Iterator[None]:
+    """Within: what exists is frozen out of the collector's walks (the catalog, the tables, the
+    run's state) and young objects are collected 100,000 at a time, not 700; after: as before.
+    Re-entrant (a driver's own chunk runs inside its map's)."""
+    if _GC_DEPTH[0]:
+        yield
+        return
+    old = gc.get_threshold()
+    _GC_DEPTH[0] += 1
+    gc.freeze()
+    gc.set_threshold(max(old[0], GC_YOUNG_THRESHOLD), *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+        gc.unfreeze()
+        _GC_DEPTH[0] -= 1
 
 
 # What a fresh worker runs once before any task, so that no task pays for it: the rule registry
@@ -193,6 +250,7 @@ def _warm_worker(steps: tuple[Callable[[], object], ...]) -> None:
     """A fresh worker's first task: import porter and load its rule catalog (not per file)."""
     for step in steps:
         step()
+    gc.freeze()  # the catalog and tables it loaded live as long as the worker: out of every collection
 
 
 def _size(item: Any) -> int:
@@ -206,14 +264,19 @@ def _size(item: Any) -> int:
 
 class LocalDispatcher(Dispatcher):
     """On this machine: compiles on a thread pool (a compile waits on a subprocess); CPU-bound
-    work (rule runs) in this process, or spread over `processes` processes: this one and
-    `processes - 1` workers.
+    work (rule runs) in this process, or, with `processes` > 1, on `processes` worker processes
+    while this one only hands out chunks and gathers their results.
 
     The workers are started here, when the dispatcher is made, before any graph runs (never
     forked from inside a node): spawned fresh, they import porter and load the rule catalog
     while the driver goes on. A map of CPU-bound work with fewer than `min_items` items or
     `min_bytes` bytes of input (a small port) stays in this process. An item's result is the
     same wherever it ran: a task gets its inputs as data, as on Ray.
+
+    The driver computes no chunk of a spread map itself: while it ran one (it holds the GIL for
+    tens of milliseconds), the pool's threads that send the next chunk and take a result back
+    waited on it, and the workers idled (bench/translate.py, 2 processes: one worker ran 36 of
+    300 files and the map took as long as on 1 process).
     """
 
     def __init__(self, workers: int | None = None, *, processes: int = 1, min_items: int = 8,
@@ -228,8 +291,8 @@ class LocalDispatcher(Dispatcher):
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            self._pool = ProcessPoolExecutor(self.processes - 1, mp_context=multiprocessing.get_context("spawn"))
-            for _ in range(self.processes - 1):  # start them now: each loads the catalog once
+            self._pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"))
+            for _ in range(self.processes):  # start them now: each loads the catalog once
                 self._pool.submit(_warm_worker, tuple(WORKER_WARM_UP))
 
     def close(self) -> None:
@@ -243,38 +306,37 @@ class LocalDispatcher(Dispatcher):
         return sum(_size(item) for item in items) >= self.min_bytes
 
     def _map_processes(self, fn, items, shared, finish) -> None:
-        """Chunks of `items` to the workers and to this process, which takes the next chunk not
-        yet handed out whenever it is free; a worker has one chunk running and one queued."""
+        """Chunks of `items` to the workers, each with one chunk running and one queued; results
+        taken in the order they come back."""
         from collections import deque
         from concurrent.futures import FIRST_COMPLETED, wait
 
         per = max(1, min(64, len(items) // (self.processes * 8)))
         queue = deque(list(range(i, min(i + per, len(items)))) for i in range(0, len(items), per))
         pending: dict[Any, list[int]] = {}
-        done = [0]
-
-        def take(chunk: list[int], outs: list[tuple[Any, float]]) -> None:
-            for i, out in zip(chunk, outs):
-                done[0] += 1
-                finish(i, out, done[0])
-
-        def collect(block: bool) -> None:
-            ready, _ = wait(list(pending), timeout=None if block else 0, return_when=FIRST_COMPLETED)
-            for future in ready:
-                take(pending.pop(future), future.result())
-
-        while queue:
-            while queue and len(pending) < 2 * (self.processes - 1):  # one running, one queued, per worker
-                chunk = queue.popleft()
-                pending[self._pool.submit(_call_chunk, fn, shared, [items[i] for i in chunk])] = chunk
-                self.offloaded += len(chunk)
-            if queue:
-                chunk = queue.popleft()
-                take(chunk, _call_chunk(fn, shared, [items[i] for i in chunk]))
-            if pending:
-                collect(block=False)
-        while pending:
-            collect(block=True)
+        done = 0
+        sent = shared
+        if shared is not None:
+            fd, path = tempfile.mkstemp(prefix="porter-map-", suffix=".pickle")
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump(shared, f, protocol=pickle.HIGHEST_PROTOCOL)
+            sent = _SharedFile(path, os.urandom(12).hex())
+        try:
+            while queue or pending:
+                while queue and len(pending) < 2 * self.processes:
+                    chunk = queue.popleft()
+                    pending[self._pool.submit(_call_chunk, fn, sent, [items[i] for i in chunk])] = chunk
+                    self.offloaded += len(chunk)
+                ready, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+                for future in ready:
+                    for i, out in zip(pending.pop(future), future.result()):
+                        done += 1
+                        finish(i, out, done)
+        finally:
+            for future in pending:
+                future.cancel()
+            if isinstance(sent, _SharedFile):
+                os.unlink(sent.path)
 
     def map(self, fn, items, *, resources, shared=None, label=str, on_done=None):
         items = list(items)
@@ -288,7 +350,8 @@ class LocalDispatcher(Dispatcher):
                 on_done(done, len(items), label(items[i]))
 
         if self._spread(items, resources):
-            self._map_processes(fn, items, shared, finish)
+            with quiet_gc():  # the results the workers send are rebuilt here, by a pool thread
+                self._map_processes(fn, items, shared, finish)
         elif resources.local_threads and len(items) > 1:
             from concurrent.futures import as_completed
 
@@ -297,8 +360,9 @@ class LocalDispatcher(Dispatcher):
                 for done, future in enumerate(as_completed(futures), 1):
                     finish(futures[future], future.result(), done)
         else:
-            for i, item in enumerate(items):
-                finish(i, _call(fn, shared, item), i + 1)
+            with quiet_gc():
+                for i, item in enumerate(items):
+                    finish(i, _call(fn, shared, item), i + 1)
         self.durations.append(TaskRecord("map", resources.kind, time.perf_counter() - began))
         return results
 

@@ -20,15 +20,17 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import cache
+from itertools import repeat
 from typing import Any, Literal, TypeVar
 
 from porter import cluster
 from porter.agent_names import AGENTS
 from porter.pysyntax import PythonFile
 from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
-from porter.symbols import project_names
+from porter.symbols import ProjectNames
 from porter.syntax import FileText, SourceFile
 
 FAMILIES = ("HIP", "WAVE", "LDS", "MFMA", "PTX", "TRI", "BLD", "SHIM")
@@ -75,8 +77,9 @@ class RuleContext:
     # a call into `#include "ops.cuh"` sees the header's final text (`included`).
     sources: Mapping[str, SourceFile] = field(default_factory=dict, compare=False, hash=False)
     # Names the tree's C/C++/CUDA files define (porter.symbols): a project's own `cudaCheck` macro
-    # is not a CUDA name. `run_on_files` fills it from every file of the run before any rule.
-    project: frozenset[str] = field(default=frozenset(), compare=False, hash=False)
+    # is not a CUDA name. `run_on_files` fills it from every file of the run (a ProjectNames,
+    # which scans them when a rule first asks).
+    project: AbstractSet[str] = field(default=frozenset(), compare=False, hash=False)
     # The tree's C/C++/CUDA files as the run found them, by path: a header's kernels are launched,
     # and their results checked, by the files that include it (`includers`).
     tree: Mapping[str, bytes] = field(default_factory=dict, compare=False, hash=False)
@@ -133,6 +136,8 @@ class Hit:
 # the runner hands each rule only units of its lang, hence Any here.
 RuleFunc = Callable[[Any, RuleContext], Iterable[Hit]]
 RuleFuncT = TypeVar("RuleFuncT", bound=RuleFunc)
+# A rule's precheck on a file's bytes (`Rule.trigger`), given the run's context.
+Trigger = Callable[[bytes, RuleContext], bool]
 
 
 @dataclass(frozen=True)
@@ -148,6 +153,11 @@ class Rule:
     # A cheap test of the unit, false when the rule cannot hit it: the rule is then not run, and
     # a Triton module no rule's test passes is never parsed by libcst (porter.triton_facts).
     when: Callable[[Any], bool] | None = None
+    # The same kind of test on the file's bytes, before any unit is made, with the run's context
+    # (the translator's tables depend on its options): where it is false the rule is not run,
+    # and where no rule of a pass has a true trigger the C/C++/CUDA file is not even parsed by
+    # tree-sitter (`_rules_on_file`). None: always run.
+    trigger: Trigger | None = None
 
     @property
     def title(self) -> str:
@@ -166,11 +176,13 @@ _REGISTRY: dict[str, Rule] = {}
 
 
 def rule(*, id: str, lang: Lang, severity: str, fix: FixKind = "none",
-         when: Callable[[Any], bool] | None = None) -> Callable[[RuleFuncT], RuleFuncT]:
+         when: Callable[[Any], bool] | None = None,
+         trigger: Trigger | None = None) -> Callable[[RuleFuncT], RuleFuncT]:
     """Register a rule. The calling module's docstring is the rule's documentation.
 
     `when(unit)` is an optional precheck: it must be true whenever the rule could yield a hit
-    (an over-approximation: a text search, or porter.triton_facts for Triton modules)."""
+    (an over-approximation: a text search, or porter.triton_facts for Triton modules).
+    `trigger(data, ctx)` is one on the file's bytes (`Rule.trigger`), which spares the parse."""
 
     def register(func: RuleFuncT) -> RuleFuncT:
         if not RULE_ID.match(id):
@@ -184,7 +196,8 @@ def rule(*, id: str, lang: Lang, severity: str, fix: FixKind = "none",
         if agent not in AGENTS:
             raise ValueError(f"{func.__module__}: rules live in agents/<agent>/rules/")
         _REGISTRY[id] = Rule(id=id, agent=agent, lang=lang, severity=Severity(severity), fix=fix,
-                             func=func, doc=module.__doc__ or "", module=func.__module__, when=when)
+                             func=func, doc=module.__doc__ or "", module=func.__module__, when=when,
+                             trigger=trigger)
         return func
 
     return register
@@ -224,13 +237,18 @@ def get(rule_id: str) -> Rule:
     return rules[key]
 
 
+def triggered(rules: Iterable[Rule], data: bytes, ctx: RuleContext) -> list[Rule]:
+    """The rules whose trigger (`Rule.trigger`) holds on `data`; those without one too."""
+    return [r for r in rules if r.trigger is None or r.trigger(data, ctx)]
+
+
 @dataclass
 class RunResult:
     findings: list[Finding]
     patch: Patch | None
 
 
-def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str) -> RunResult:
+def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str, triggers: bool = True) -> RunResult:
     """Run rules over one file; merge their edits into one patch.
 
     Edits are taken in rule-id order; an edit that overlaps one already taken is dropped and
@@ -239,13 +257,14 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
     would report) is about code that is gone: it is recorded as fixed by that rule.
 
     A rule that raises is contained: its hits on this file are dropped, an `internal-error`
-    finding names it, and the other rules run on.
+    finding names it, and the other rules run on. A rule whose trigger is false on the file
+    (`Rule.trigger`) is not run; `triggers=False`: the caller has already left those out.
     """
     from porter.containment import internal_error
 
     findings: list[Finding] = []
     taken = _Taken()
-    rules = list(rules)
+    rules = triggered(rules, unit.data, ctx) if triggers else list(rules)
     if (agent in DEPTH_BOUND_AGENTS and isinstance(unit, SourceFile) and rules
             and (depth := unit.depth) > MAX_TREE_DEPTH):
         return RunResult([_too_deep(unit, agent, depth)], None)
@@ -285,6 +304,7 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
 
 
 _set_attr = object.__setattr__
+_new_tuple = tuple.__new__
 
 
 def _trusted(model: type, values: dict) -> Any:
@@ -361,7 +381,7 @@ class _Taken:
             starts.insert(i, start)
             ends.insert(i, e[1])
             rules.insert(i, rule_id)
-            append(e if e[3] == rule_id else Edit(start, e[1], e[2], rule_id))
+            append(e if e[3] == rule_id else _new_tuple(Edit, (start, e[1], e[2], rule_id)))  # Edit(...), in C
         return True
 
 
@@ -373,29 +393,47 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
     `stages` splits the rules by family into passes: each pass sees the text the previous one
     produced (the microarch agent turns inline PTX into C++ before the wavefront rules read it),
     and yields its own patch, written against the previous pass's result.
-    Headers run first, one after the other here, so that a unit's rules see the headers it
-    includes as rewritten (`RuleContext.sources`); the other files then go to the run's
+    Headers run first, so that a unit's rules see the headers it includes as rewritten
+    (`RuleContext.sources`): those that include no header of the tree through the dispatcher, the
+    others then one after the other here, in order; the other files then go to the run's
     dispatcher (porter.cluster: in-process, or one Ray task each, given the bytes to read and
     the headers as rewritten). Findings and patches come back in the order of `records`.
     """
     from porter.state import FileKind
 
     records = list(records)
-    if not ctx.project:
-        ctx = replace(ctx, project=project_names(read(r.path) for r in records if r.kind in (FileKind.cuda, FileKind.cpp)))
+    c_files = [r.path for r in records if r.kind in (FileKind.cuda, FileKind.cpp)]
+    tree = None
     if not ctx.tree:
-        ctx = replace(ctx, tree={r.path: read(r.path) for r in records if r.kind in (FileKind.cuda, FileKind.cpp)})
+        ctx = replace(ctx, tree=(tree := {path: read(path) for path in c_files}))
+    if isinstance(ctx.project, frozenset) and not ctx.project:  # scanned when a rule first asks
+        ctx = replace(ctx, project=ProjectNames(tree.values() if tree is not None else map(read, c_files)))
     headers: dict[str, bytes] = {}
     done: dict[str, FileRules] = {}
     dispatcher = cluster.current()
-    for record in records:
-        if _is_header(record.path) and (lang := rule_lang(record)) is not None and rules_for(agent, lang):
+    hdrs = [r for r in records if _is_header(r.path) and (lang := rule_lang(r)) is not None and rules_for(agent, lang)]
+    hdr_data = {r.path: _read(read, r.path) for r in hdrs}
+    # A header that names no other header of the tree in any string (its quoted includes among
+    # them) sees no header through RuleContext.included, whatever ran before it: those go to the
+    # dispatcher first, as one map, and the others run here in order, each seeing the headers
+    # before it as they left them.
+    alone = [r for r in hdrs if _names_no_header(r.path, hdr_data[r.path], hdr_data)]
+    alone_job = _FileJob(agent, ctx, stages, {})
+    results = dispatcher.map(_rules_on_file, [(r, hdr_data[r.path]) for r in alone], resources=cluster.RULES,
+                             shared=alone_job, label=lambda item: f"{agent}:{item[0].path}")
+    for record, result in zip(alone, results):
+        if isinstance(result, cluster.TaskFailed):  # its node was lost twice: run it here
+            result = _rules_on_file(alone_job, (record, hdr_data[record.path]))
+        done[record.path] = result
+    for record in hdrs:
+        out = done.get(record.path)
+        if out is None:
             start = time.perf_counter()
-            done[record.path] = out = _rules_on_file(_FileJob(agent, ctx, stages, headers), (record, _read(read, record.path)))
+            done[record.path] = out = _rules_on_file(_FileJob(agent, ctx, stages, headers), (record, hdr_data[record.path]))
             dispatcher.durations.append(cluster.TaskRecord("rules-driver", f"{agent}:{record.path}",
                                                               time.perf_counter() - start))
-            if out.lang == "cuda" and out.complete:
-                headers[record.path] = out.data
+        if out.lang == "cuda" and out.complete:
+            headers[record.path] = out.data
     rest = [r for r in records if r.path not in done and (lang := rule_lang(r)) is not None and rules_for(agent, lang)]
     job = _FileJob(agent, ctx, stages, headers, uuid.uuid4().hex)
     results = dispatcher.map(_rules_on_file, [(r, _read(read, r.path)) for r in rest], resources=cluster.RULES,
@@ -476,7 +514,7 @@ def _file_rules(lang, findings, patches, data, complete) -> FileRules:
         out.append(f)
     made = []
     for fields, fields_set, edits in patches:
-        patch = Patch.model_construct(set(fields_set), **fields, edits=tuple(map(Edit._make, edits)))
+        patch = Patch.model_construct(set(fields_set), **fields, edits=tuple(map(_new_tuple, repeat(Edit), edits)))
         made.append(patch)
     return FileRules(lang, out, made, data, complete)
 
@@ -520,6 +558,9 @@ def _rules_on_file(job: _FileJob, item) -> FileRules:
         if isinstance(data, Exception):
             raise data
         for batch in _passes(applicable, job.stages):
+            batch = triggered(batch, data, ctx)
+            if not batch:
+                continue  # no rule of this pass could hit: the file is not parsed for it
             unit: Unit
             if lang == "cuda":
                 unit = SourceFile(record.path, data, lang_for(record.path) or "cpp")
@@ -527,7 +568,7 @@ def _rules_on_file(job: _FileJob, item) -> FileRules:
                 unit = PythonFile(record.path, data)
             else:
                 unit = TextFile(record.path, data, lang)
-            result = run_rules(unit, batch, ctx, agent=job.agent)
+            result = run_rules(unit, batch, ctx, agent=job.agent, triggers=False)
             findings.extend(result.findings)
             if result.patch:
                 patches.append(result.patch)
@@ -572,6 +613,22 @@ class _Sources(Mapping[str, SourceFile]):
 
 
 _PARSED: OrderedDict[tuple[str, str], SourceFile] = OrderedDict()
+
+
+_STRING = re.compile(rb'"([^"\n]*)"')
+
+
+def _names_no_header(path: str, data: bytes | Exception, headers: Mapping[str, object]) -> bool:
+    """Whether no string in `data` resolves, as RuleContext.included resolves an `#include "..."`
+    next to `path`, to another of `headers` (a superset of its includes: strings in comments too)."""
+    if isinstance(data, Exception):
+        return False
+    folder = posixpath.dirname(path)
+    for m in _STRING.finditer(data):
+        target = posixpath.normpath(posixpath.join(folder, m.group(1).decode("utf-8", "replace")))
+        if target != path and target in headers:
+            return False
+    return True
 
 
 def _is_header(path: str) -> bool:

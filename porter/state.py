@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from enum import StrEnum
+from operator import itemgetter
 from typing import Annotated, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -97,6 +98,9 @@ class Edit(NamedTuple):
     rule: str = ""
 
 
+_START_END = itemgetter(0, 1)  # an Edit's (start, end), in C
+
+
 class Patch(Frozen):
     """A change an agent proposes to one file of the output tree.
 
@@ -124,7 +128,7 @@ class Patch(Frozen):
             return self.edits[0].text.encode()
         pieces: list[bytes] = []
         at = 0
-        for e in sorted(self.edits, key=lambda e: (e.start, e.end)):
+        for e in sorted(self.edits, key=_START_END):  # by (start, end), stable
             if not at <= e.start <= e.end <= len(base):
                 raise ValueError(f"{self.path}: edit [{e.start},{e.end}) overlaps or leaves the file")
             pieces += (base[at : e.start], e.text.encode())

@@ -8,12 +8,16 @@ CUDA name it cannot translate, and a name the project defines keeps one spelling
 
 It is a lexical scan (regular expressions over code lines), run over all files in one pass;
 exactness matters little, because the set only ever stops a name from being reported.
+`ProjectNames` runs that pass when a rule first asks about a name: most files never need to ask
+(their CUDA-looking names are in the tables, or defined in the file itself), and a run whose
+files never ask skips the scan.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 
 # #define NAME / #define NAME(...)
 _MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
@@ -50,3 +54,33 @@ def project_names(files: Iterable[bytes]) -> frozenset[str]:
     for data in files:
         out |= defined_names(data)
     return frozenset(out)
+
+
+class ProjectNames(AbstractSet[str]):
+    """`project_names(files)`, computed when first asked (`name in names`), once per object.
+
+    Pickled with the names once known, else with the files: a worker process that needs them
+    computes them itself, once per map (porter.cluster hands each worker a map's context once)."""
+
+    def __init__(self, files: Iterable[bytes], names: frozenset[str] | None = None) -> None:
+        self._files = () if names is not None else tuple(files)
+        self._names = names
+
+    @property
+    def names(self) -> frozenset[str]:
+        if self._names is None:
+            self._names = project_names(self._files)
+            self._files = ()
+        return self._names
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __reduce__(self):
+        return (ProjectNames, (self._files, self._names))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
@@ -106,6 +107,36 @@ def _worth_a_look(choices: Choices = DEFAULT_CHOICES) -> tuple[frozenset[str], r
     return names, exact, scanner
 
 
+@cache
+def _trigger_scanners(choices: Choices) -> tuple[frozenset[bytes], re.Pattern[bytes]]:
+    """`_worth_a_look`'s names as bytes, and its prefixes as a search for an identifier's start."""
+    names, prefixes, _ = _worth_a_look(choices)
+    return (frozenset(n.encode() for n in names),
+            re.compile(rb"(?<![A-Za-z0-9_])(?:" + prefixes.pattern.encode() + rb")"))
+
+
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def mentions_names(data: bytes, ctx: RuleContext) -> bool:
+    """The trigger of the rules that read `classify`'s tokens (porter.rules.Rule.trigger):
+    whether any identifier-like run of the bytes, code or not, is a name a table knows or is
+    spelled like a CUDA name: the prefixes' search first (a CUDA file's first `cudaMalloc` ends
+    it), then one C-level scan of the file's identifiers against the tables' names. A file where
+    it is false has no token: those rules yield nothing there, and need no parse."""
+    choices = Choices.of(ctx.options)
+    last = _LAST_MENTION[0]  # one tuple, read and replaced whole: safe across threads
+    if last is not None and last[0] is data and last[1] == choices:  # five rules ask, of one file's bytes
+        return last[2]
+    names, prefixed = _trigger_scanners(choices)
+    found = prefixed.search(data) is not None or not names.isdisjoint(_IDENTIFIER.findall(data))
+    _LAST_MENTION[0] = (data, choices, found)
+    return found
+
+
+_LAST_MENTION: list[tuple[bytes, Choices, bool] | None] = [None]
+
+
 def _trie_regex(words: set[str]) -> str:
     """A regex matching exactly `words`, factored by common prefix (cheap for the regex engine)."""
     by_head: dict[str, set[str]] = {}
@@ -120,7 +151,7 @@ def _trie_regex(words: set[str]) -> str:
     return f"(?:{body})?" if ends and alts else body
 
 
-def _classify(unit: SourceFile, choices: Choices, project: frozenset[str]) -> Classified:
+def _classify(unit: SourceFile, choices: Choices, project: AbstractSet[str]) -> Classified:
     ix = index(choices)
     names, prefixes, scanner = _worth_a_look(choices)
     raw = include_directives(unit)
@@ -132,7 +163,13 @@ def _classify(unit: SourceFile, choices: Choices, project: frozenset[str]) -> Cl
     unknown: list[Token] = []
     data = unit.data
     plain = _plain(choices, extension)
-    for start, end, name in unit.identifiers(scanner):
+    colons = b"::" in data  # else no name is qualified, and the two searches below are skipped
+    code = unit.code_only
+    # The scanner straight over the code (literals and comments blanked), where it can be:
+    # `identifiers`' generator in between was a third of this loop.
+    found = (unit.identifiers(scanner) if code is None else
+             [(m.start(), m.end(), m.group().decode()) for m in scanner.finditer(code)])
+    for start, end, name in found:
         seen = plain.get(name, _UNSEEN)
         if seen is _UNSEEN:
             seen = _SKIP if name not in names and not prefixes.match(name) else _token(ix, b"", 0, len(name), name, extension)
@@ -145,29 +182,32 @@ def _classify(unit: SourceFile, choices: Choices, project: frozenset[str]) -> Cl
             span = next(spans, None)
         if span is not None and span[0] <= start:
             continue  # inside an include path: HIP002 owns it
-        if data.startswith(b"::", end) or data.find(b"::", max(0, start - 4), start) >= 0:
+        if colons and (data.startswith(b"::", end) or data.find(b"::", max(0, start - 4), start) >= 0):
             token = _token(ix, data, start, end, name, extension)  # the qualified name decides
             if token is None:
                 continue
         elif seen is None:
             continue
         else:
-            token = Token(start, end, name, *seen)
+            token = _new_tuple(Token, (start, end, name, *seen))  # Token(...) without its Python __new__
         (unknown if token.kind == "unknown" else tokens).append(token)
-    unknown = [t for t in unknown if t.name not in project]  # the project's own (porter.symbols)
     if unknown:
         # Most of a file's own CUDA-looking names are macros (CUDA_CHECK); a regex finds those
-        # without a second walk of the tree, which only runs for names it leaves open.
+        # without a walk of the tree, and without asking the project's names (porter.symbols:
+        # scanned when first asked), which only run for the names it leaves open.
         declared = {m.group(1).decode() for m in _DEFINE.finditer(data)}
-        if any(t.name not in declared for t in unknown):
-            declared |= {unit.text(n) for n in unit.captures(_DECLARED)}
-        tokens.extend(t for t in unknown if t.name not in declared)
-        tokens.sort(key=lambda t: t.start)
+        unknown = [t for t in unknown if t.name not in declared]
+        unknown = [t for t in unknown if t.name not in project]  # the project's own
+        if unknown:
+            declared = {unit.text(n) for n in unit.captures(_DECLARED)}
+            tokens.extend(t for t in unknown if t.name not in declared)
+            tokens.sort(key=lambda t: t.start)
     return Classified(extension, includes, tuple(tokens))
 
 
 _UNSEEN = object()
 _SKIP = object()
+_new_tuple = tuple.__new__
 _PLAIN: dict[tuple[Choices, bool], dict[str, object]] = {}
 _PLAIN_MAX = 200_000
 
@@ -230,6 +270,6 @@ def renames(tokens: Iterable[Token], message: Callable[[Token], str]) -> Iterato
     for uses in groups.values():
         first = uses[0]
         hip = first.mapping.hip  # type: ignore[union-attr]
-        edits = tuple(Edit(t.start, t.end, hip) for t in uses)
+        edits = tuple([_new_tuple(Edit, (t.start, t.end, hip, "")) for t in uses])  # Edit(t.start, t.end, hip)
         count = f" ({len(uses)} uses)" if len(uses) > 1 else ""
         yield Hit(first.start, first.end, message(first) + count, edits=edits)

@@ -1,7 +1,8 @@
 """Run a project's own checks on the original and on the port, each through its own build files.
 
 For each `DiscoveredCheck` (porter.verify.discover): the original tree, copied under the work
-folder, is built with its own build step and nvcc on PATH, and its run step runs twice; the
+folder, is built with its own build step and nvcc on PATH, and its run step runs twice (the second
+run starts in another wall-clock second, so values seeded by `time(NULL)` differ between them); the
 port's tree, copied beside it, is built with the same step and a `hipcc` the executor provides
 (porter.toolchains.hipcc: `hip-on-cuda` over nvcc with AMD wave64 semantics, `gfx950` the
 CPU-only clang stand-in, `rocm` the real one on PATH), and its run step runs once. The three
@@ -22,6 +23,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -187,7 +189,10 @@ def _verify_one(check: DiscoveredCheck, executor: str, build_only: bool, trees: 
                             reason=f"`{check.build}` exited {original_build.rc} on the original with nvcc: "
                                    f"{_tail(original_build.stderr or original_build.stdout)}; nothing to compare")
     folder = {side: trees[side] / check.directory for side in trees}
+    started = time.time()
     first = run_step(check.run, folder["original"], envs["original"], limit)
+    if not first.timed_out:
+        _next_second(started)
     second = run_step(check.run, folder["original"], envs["original"], limit) if not first.timed_out else first
     if port_build is not None and not port_build.ok:
         # The original still ran: whether it passes its own check tells a port bug from a program that fails anyway.
@@ -200,6 +205,17 @@ def _verify_one(check: DiscoveredCheck, executor: str, build_only: bool, trees: 
     status: CheckStatus = comparison.status  # type: ignore[assignment]
     return CheckVerdict(**head, status=status, reason=comparison.reason, original_runs=(first, second),
                         port_run=port, comparison=comparison)
+
+
+def _next_second(started: float) -> None:
+    """Wait until the wall clock has left the second in which the first run started.
+
+    `srand(time(NULL))` is the commonest seed of C and C++ programs; two runs that start within one
+    second draw the same numbers, so the values they print would look deterministic and be compared
+    against a port that ran later with other data. Two runs in different seconds tell them apart."""
+    left = int(started) + 1 - time.time()
+    if left > 0:
+        time.sleep(left)
 
 
 def _tail(text: str, limit: int = 600) -> str:

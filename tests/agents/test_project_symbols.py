@@ -75,3 +75,40 @@ def test_a_project_name_with_a_cuda_prefix_is_spelled_alike_at_definition_and_us
 def test_an_undefined_cuda_looking_name_is_still_reported(tmp_path: Path) -> None:
     state, _ = _port(tmp_path, {"common.h": COMMON_H, "train.cu": KERNEL_CU + "void g() { cudaFooBar(0); }\n"})
     assert [f.message.split(":")[0] for f in state.findings if f.rule == "HIP005"] == ["cudaFooBar"]
+
+
+def test_project_names_are_scanned_once_when_first_asked_and_pickle_either_way(monkeypatch) -> None:
+    import pickle
+
+    from porter import symbols
+
+    calls = []
+    real = symbols.project_names
+    monkeypatch.setattr(symbols, "project_names", lambda files: calls.append(1) or real(files))
+    names = symbols.ProjectNames([COMMON_H.encode(), KERNEL_CU.encode()])
+    before = pickle.loads(pickle.dumps(names))  # not scanned yet: it carries the files
+    assert calls == []
+    assert "cudaCheck" in names and "cudaMalloc" not in names and "cublasCheck" in names
+    assert "CUDART_PI_F" in before and "cudaMalloc" not in before
+    after = pickle.loads(pickle.dumps(names))  # scanned: it carries the names
+    assert set(after) == set(names) == set(before) and calls == [1, 1]
+    assert "cudaTensor_t" in after and calls == [1, 1]
+
+
+def test_a_run_whose_cuda_looking_names_each_file_defines_never_scans_the_project(monkeypatch) -> None:
+    from porter import symbols
+    from porter.rules import RuleContext, run_on_files
+    from porter.state import FileKind, FileRecord
+
+    own = b'#include <cuda_runtime.h>\n#define CUDA_CHECK(x) x\nint main() { CUDA_CHECK(cudaDeviceSynchronize()); }\n'
+    files = {"a.cu": own, "b.cu": own.replace(b"main", b"other")}
+    monkeypatch.setattr(symbols, "project_names", lambda files: (_ for _ in ()).throw(AssertionError("scanned")))
+    found, patches = run_on_files("translator", [FileRecord(path=p, kind=FileKind.cuda) for p in files],
+                                  files.__getitem__, RuleContext())
+    assert not [f for f in found if f.rule == "HIP005"] and len(patches) == 2
+    # a name only another file defines does need the scan
+    files["b.cu"] = b"#include <cuda_runtime.h>\nvoid f() { CUDA_CHECK(cudaFree(0)); }\n"
+    monkeypatch.setattr(symbols, "project_names", lambda files: frozenset({"CUDA_CHECK"}))
+    found, _ = run_on_files("translator", [FileRecord(path=p, kind=FileKind.cuda) for p in files],
+                            files.__getitem__, RuleContext())
+    assert not [f for f in found if f.rule == "HIP005"]

@@ -150,3 +150,101 @@ def test_hip014_reads_the_struct_from_an_included_header_and_leaves_what_it_cann
     assert "r.z = __shfl_xor_sync(m, r.z, i++);" in out  # side effects: left for a person
     # without the header the type of `r` is unknown: nothing is said
     assert not run_rules(kernel, [rule], RuleContext(), agent="translator").findings
+
+
+def _c_fixtures():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "fixtures" / "rules"
+    suffixes = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp"}
+    return sorted(p for p in root.rglob("*") if p.suffix in suffixes and p.is_file())
+
+
+def test_every_translator_rule_has_a_trigger_that_holds_wherever_it_hits() -> None:
+    # A trigger (porter.rules.Rule.trigger) says where a rule could hit; run without it, over
+    # every C/C++/CUDA fixture of every rule, a rule never hits where its trigger is false.
+    from porter.syntax import lang_for
+
+    assert all(r.trigger is not None for r in HIP)
+    checked = 0
+    for path in _c_fixtures():
+        data = path.read_bytes()
+        for options in (PortOptions(), PortOptions(launch="hipLaunchKernelGGL"), PortOptions(dnn="miopen")):
+            ctx = RuleContext(options)
+            unit = SourceFile(path.name, data, lang_for(path.name) or "cuda")
+            for r in HIP:
+                if list(r.func(unit, ctx)):
+                    checked += 1
+                    assert r.trigger(data, ctx), (r.id, str(path))
+    assert checked > 20
+
+
+def test_a_file_without_cuda_names_is_not_parsed_by_the_translator(monkeypatch) -> None:
+    from porter.state import FileKind, FileRecord
+
+    files = {"plain.cpp": b'#include <vector>\n#include "util.h"\n// a comment\nint add(int a, int b) { return a + b; }\n',
+             "k.cu": b"#include <cuda_runtime.h>\nvoid f(void* p) { cudaFree(p); }\n"}
+    parsed = []
+
+    class Counted(SourceFile):
+        def __post_init__(self) -> None:
+            parsed.append(self.path)
+            super().__post_init__()
+
+    monkeypatch.setattr(rules, "SourceFile", Counted)
+    found, patches = rules.run_on_files("translator", [FileRecord(path=p, kind=FileKind.cuda) for p in files],
+                                        files.__getitem__, RuleContext())
+    assert parsed == ["k.cu"]
+    assert [p.path for p in patches] == ["k.cu"] and all(f.location.path == "k.cu" for f in found)
+
+
+def test_headers_that_include_none_of_the_tree_run_first_and_the_others_see_them_rewritten() -> None:
+    from porter import cluster
+    from porter.rules import _names_no_header
+    from porter.state import FileKind, FileRecord
+
+    headers = {"inc/a.cuh": b"", "inc/b.cuh": b"", "c.cuh": b""}
+    assert _names_no_header("inc/a.cuh", b'#include <b.cuh>\n#include "cuda_runtime.h"\n', headers)
+    assert not _names_no_header("inc/a.cuh", b'#include "b.cuh"\n', headers)
+    assert not _names_no_header("inc/b.cuh", b'// see "../c.cuh"\n', headers)  # any string: a superset
+    assert _names_no_header("inc/a.cuh", b'#include "a.cuh"\n', headers)  # itself
+    assert not _names_no_header("c.cuh", OSError("unreadable"), headers)
+
+    files = {
+        # a.cuh includes none of the tree (it runs in the first map); b.cuh includes a.cuh (it
+        # runs after, here); main.cu reaches the runtime include through both (HIP008 adds none).
+        "inc/a.cuh": b"#include <cuda_runtime.h>\n__device__ float twice(float x) { return 2 * x; }\n",
+        "inc/b.cuh": b'#include "a.cuh"\n__global__ void k(float* p) { p[threadIdx.x] = twice(p[0]); }\n',
+        "main.cu": b'#include "inc/b.cuh"\nint main() { float* p; cudaMalloc(&p, 4); k<<<1, 1>>>(p); }\n',
+    }
+    records = [FileRecord(path=p, kind=FileKind.cuda) for p in files]
+    alone = rules.run_on_files("translator", records, files.__getitem__, RuleContext())
+    pool = cluster.LocalDispatcher(processes=2, min_items=1, min_bytes=0)
+    try:
+        with cluster.using(pool):
+            spread = rules.run_on_files("translator", records, files.__getitem__, RuleContext())
+    finally:
+        pool.close()
+    assert spread == alone
+    assert [p.path for p in alone[1]] == ["inc/a.cuh", "main.cu"]  # b.cuh has nothing to rename
+    assert not [f for f in alone[0] if f.rule == "HIP008"]
+
+
+def test_hip014_finds_the_shuffle_calls_the_tree_queries_find() -> None:
+    from porter.agents.translator.rules.hip014_shuffle_aggregates import _FREE_CALLS, _MEMBER_CALLS, shuffle_calls
+
+    src = (b"// __shfl_sync(m, v, 0) in a comment\n#define SH(v) __shfl_xor_sync(0xffffffff, v, 1)\n"
+           b"__device__ float f(cg::thread_block_tile<32> t, float v, int w) {\n"
+           b'  const char* s = "__shfl_up_sync(";\n  float a = t.shfl(v, 0) + t.shfl_down(v, 1) + t.size();\n'
+           b"  float b = __shfl_sync(0xffffffff, v, 0) + __shfl_up(v, 1) + myshfl(v) + __shfl_sync_x(v);\n"
+           b"  return a + b + __shfl_xor_sync(0xffffffff, w, 2);\n}\n")
+    unit = SourceFile("k.cu", src, "cuda")
+    queried = [(m["call"][0], 0) for m in unit.matches(_MEMBER_CALLS)
+               if unit.text(m["member"][0]) in ("shfl", "shfl_up", "shfl_down", "shfl_xor")]
+    queried += [(m["call"][0], 1) for m in unit.matches(_FREE_CALLS) if unit.text(m["fn"][0]).startswith("__shfl")
+                and unit.text(m["fn"][0]) != "__shfl_sync_x"]
+    found = shuffle_calls(unit)
+    assert [(unit.text(c), at) for c, at in found] == [
+        ("t.shfl(v, 0)", 0), ("t.shfl_down(v, 1)", 0), ("__shfl_sync(0xffffffff, v, 0)", 1), ("__shfl_up(v, 1)", 0),
+        ("__shfl_xor_sync(0xffffffff, w, 2)", 1)]
+    assert sorted(c.start_byte for c, _ in found) == sorted(c.start_byte for c, _ in queried)

@@ -214,3 +214,34 @@ def test_auto_processes_uses_every_core_only_for_a_large_tree(tmp_path: Path, mo
     monkeypatch.setattr(cluster, "AUTO_PROCESSES_BYTES", 1000)
     monkeypatch.setattr(cluster.os, "cpu_count", lambda: 2)
     assert cluster.auto_processes(tmp_path) == 2
+
+
+class _CountedShared:
+    """A map's shared argument that counts how often the driver pickles it."""
+
+    pickled = 0
+
+    def __init__(self, offset: int) -> None:
+        self.offset = offset
+
+    def __reduce__(self):
+        type(self).pickled += 1
+        return (_CountedShared, (self.offset,))
+
+
+def _add_offset(shared: _CountedShared, item: int) -> int:
+    return item + shared.offset
+
+
+def test_a_spread_map_hands_its_shared_argument_to_the_workers_once_and_cleans_up(tmp_path, monkeypatch) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dispatcher = cluster.LocalDispatcher(processes=2, min_items=2, min_bytes=0)
+    try:
+        out = dispatcher.map(_add_offset, list(range(200)), resources=cluster.RULES, shared=_CountedShared(1000))
+    finally:
+        dispatcher.close()
+    assert out == [i + 1000 for i in range(200)] and dispatcher.offloaded == 200
+    assert _CountedShared.pickled == 1  # once for the map, not once per chunk (17 of them)
+    assert not list(tmp_path.glob("porter-map-*"))

@@ -67,6 +67,24 @@ def test_port_that_computes_otherwise_fails_with_both_lines(tmp_path: Path, plai
     assert (v.comparison.original_line, v.comparison.port_line) == ("sum = 1008.000000", "sum = 496.000000")
 
 
+def test_values_seeded_by_the_clock_are_excluded(tmp_path: Path, plain_envs: None) -> None:
+    """A program seeded by time(NULL) (cuda-samples' fp16ScalarProduct) prints other values in every
+    second: the original's two runs start in different seconds, so its values are excluded, not
+    compared against a port that ran with other data."""
+    seeded = ("#include <stdio.h>\n#include <stdlib.h>\n#include <time.h>\n"
+              "int main(void) { srand((unsigned)time(NULL)); printf(\"Result : %d\\n\", rand() % 1000000);"
+              " puts(\"PASSED\"); return 0; }\n")
+    src, out = project(tmp_path / "src", "i"), project(tmp_path / "out", "i")
+    for root in (src, out):
+        (root / "prog.c").write_text(seeded)
+    (check,) = discover_checks(src).checks
+    (v,) = verify_checks([check], src, out, "hip-on-cuda", tmp_path / "work")
+    first, second = (r.stdout for r in v.original_runs)
+    assert first != second, "the original's two runs started in the same second"
+    assert v.status == "pass", v.reason
+    assert [e.reason for e in v.comparison.excluded] == ["differs between two runs of the original"]
+
+
 def test_port_whose_build_fails(tmp_path: Path, plain_envs: None) -> None:
     src = project(tmp_path / "src", "i")
     out = project(tmp_path / "out", "i", MAKEFILE.replace("cc -O1", "nvcc -arch=sm_60 -O1 --no-such-nvcc-flag"))

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.translator.tokens import classify, renames
+from porter.agents.translator.tokens import classify, mentions_names, renames
 from porter.rules import Hit, RuleContext, rule
 from porter.syntax import SourceFile
 
 FAMILIES = frozenset({"runtime", "driver"})
 
 
-@rule(id="HIP001", lang="cuda", severity="info", fix="safe")
+@rule(id="HIP001", lang="cuda", severity="info", fix="safe", trigger=mentions_names)
 def runtime_api(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     chosen = (t for t in classify(unit, ctx).tokens if t.kind == "rename" and t.mapping.family in FAMILIES)
     yield from renames(chosen, lambda t: f"{t.name} -> {t.mapping.hip} (HIP {t.mapping.family} API)")

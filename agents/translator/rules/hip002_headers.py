@@ -28,7 +28,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from porter.agents.translator.tables import Choices, index
 from porter.agents.translator.tokens import classify
+from porter.includes import INCLUDE
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
@@ -43,7 +45,20 @@ CUDA_HEADER = re.compile(r"^(?:cuda[_/.]|cuda[A-Z]\w*\.h|cudart_|nv/|Open(?:mp|a
                          r"|fatbinary_section\.h|host_config\.h)")
 
 
-@rule(id="HIP002", lang="cuda", severity="info", fix="safe")
+def _trigger(data: bytes, ctx: RuleContext) -> bool:
+    """Whether some `#include` (code or not) names a header a table maps, or a CUDA header spelling."""
+    if b"include" not in data:
+        return False
+    ix = index(Choices.of(ctx.options))
+    for m in INCLUDE.finditer(data):
+        path = m.group(2).decode("utf-8", "replace").strip()
+        if (path == "mma.h" or CUDA_HEADER.match(path) or ix.header(path) is not None
+                or ix.header(path, extension=True) is not None):
+            return True
+    return False
+
+
+@rule(id="HIP002", lang="cuda", severity="info", fix="safe", trigger=_trigger)
 def headers(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     seen: set[tuple[str, int | None]] = set()  # (header, enclosing #if block) already included
     for inc in classify(unit, ctx).includes:

@@ -33,7 +33,7 @@ _TEMPLATE_KERNELS = ("(template_declaration (function_definition declarator: (fu
 _DIM3 = re.compile(r"^dim3\s*[({]")
 
 
-@rule(id="HIP003", lang="cuda", severity="info", fix="safe")
+@rule(id="HIP003", lang="cuda", severity="info", fix="safe", trigger=lambda data, ctx: b"<<<" in data)
 def launch(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if ctx.options.launch != "hipLaunchKernelGGL":
         return

@@ -24,14 +24,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from porter.agents.translator.tables import LIBRARIES, library
-from porter.agents.translator.tokens import classify, renames
+from porter.agents.translator.tokens import classify, mentions_names, renames
 from porter.rules import Hit, RuleContext, rule
 from porter.syntax import SourceFile
 
 FAMILIES = frozenset(LIBRARIES)  # dnn names are renamed only under --dnn miopen
 
 
-@rule(id="HIP004", lang="cuda", severity="info", fix="safe")
+@rule(id="HIP004", lang="cuda", severity="info", fix="safe", trigger=mentions_names)
 def libraries(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     reported: set[str] = set()
     to_rename = []

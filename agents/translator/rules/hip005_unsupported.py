@@ -22,13 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.translator.tokens import MACRO_LIKE, classify
+from porter.agents.translator.tokens import MACRO_LIKE, classify, mentions_names
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Severity
 from porter.syntax import SourceFile
 
 
-@rule(id="HIP005", lang="cuda", severity="error", fix="none")
+@rule(id="HIP005", lang="cuda", severity="error", fix="none", trigger=mentions_names)
 def unsupported(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for token in classify(unit, ctx).tokens:
         if token.kind == "unsupported":

@@ -22,14 +22,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.agents.translator.tokens import classify
+from porter.agents.translator.tokens import classify, mentions_names
 from porter.rules import Hit, RuleContext, rule
 from porter.syntax import SourceFile
 
 _WHY = "MIOpen is not a drop-in replacement for cuDNN; port this by hand"
 
 
-@rule(id="HIP006", lang="cuda", severity="error", fix="none")
+def _trigger(data: bytes, ctx: RuleContext) -> bool:
+    return b"cudnn" in data or mentions_names(data, ctx)  # a cudnn* include, or a token
+
+
+@rule(id="HIP006", lang="cuda", severity="error", fix="none", trigger=_trigger)
 def cudnn(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     found = classify(unit, ctx)
     for inc in found.includes:

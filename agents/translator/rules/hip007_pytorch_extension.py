@@ -23,12 +23,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from porter.agents.translator.tokens import classify, renames
+from porter.includes import EXTENSION_HEADERS
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
 
 
-@rule(id="HIP007", lang="cuda", severity="info", fix="safe")
+def _trigger(data: bytes, ctx: RuleContext) -> bool:
+    return any(h.encode() in data for h in EXTENSION_HEADERS)  # an extension includes one of them
+
+
+@rule(id="HIP007", lang="cuda", severity="info", fix="safe", trigger=_trigger)
 def pytorch_extension(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     found = classify(unit, ctx)
     if not found.extension:

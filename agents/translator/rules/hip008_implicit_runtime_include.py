@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from porter.agents.translator.tokens import classify
+from porter.agents.translator.tokens import classify, mentions_names
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
@@ -40,7 +40,12 @@ _PRAGMA_ONCE = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+once[^\n]*\n?", re.M)
 _FIRST_CODE = re.compile(rb"^[ \t]*[^\s/]", re.M)
 
 
-@rule(id="HIP008", lang="cuda", severity="info", fix="safe")
+def _trigger(data: bytes, ctx: RuleContext) -> bool:
+    # a runtime token, a launch or a built-in: what the rule's `uses` and `_launches` look for
+    return mentions_names(data, ctx) or b"<<<" in data or _CUDA_BUILTINS.search(data) is not None
+
+
+@rule(id="HIP008", lang="cuda", severity="info", fix="safe", trigger=_trigger)
 def implicit_runtime_include(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if not unit.path.endswith(".cu"):
         return  # only a .cu file is a translation unit nvcc compiles as CUDA

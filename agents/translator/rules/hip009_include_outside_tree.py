@@ -24,7 +24,7 @@ from porter.state import Severity
 from porter.syntax import SourceFile
 
 
-@rule(id="HIP009", lang="cuda", severity="warning")
+@rule(id="HIP009", lang="cuda", severity="warning", trigger=lambda data, ctx: b".." in data)  # "../"
 def include_outside_tree(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for inc in classify(unit).includes:
         where = None if inc.angled else outside_tree(unit.path, inc.path)

@@ -40,11 +40,12 @@ KERNEL_ARG = {"cudaFuncSetAttribute": 0, "cudaFuncSetCacheConfig": 0, "cudaFuncS
               "cudaLaunchKernel": 0, "cudaLaunchCooperativeKernel": 0, "cudaFuncGetAttributes": 1}
 _CALLS = "(call_expression function: (identifier) @fn arguments: (argument_list) @args) @call"
 _DONE = re.compile(r"^(?:HIP_SYMBOL\s*\(|reinterpret_cast\s*<|static_cast\s*<|\(\s*(?:const\s+)?void\s*\*\s*\))")
-_WANTED = re.compile(rb"\bcuda(?:MemcpyToSymbol|MemcpyFromSymbol|GetSymbol|Graph\w*Symbol|FuncSet|FuncGetAttributes"
-                     rb"|Launch(?:Cooperative)?Kernel\b)")
+# `cuda` first, so the regex engine looks for that literal; the lookbehind is the `\b` before it.
+_WANTED = re.compile(rb"cuda(?<![A-Za-z0-9_]cuda)(?:MemcpyToSymbol|MemcpyFromSymbol|GetSymbol|Graph\w*Symbol|FuncSet"
+                     rb"|FuncGetAttributes|Launch(?:Cooperative)?Kernel\b)")
 
 
-@rule(id="HIP010", lang="cuda", severity="info", fix="safe")
+@rule(id="HIP010", lang="cuda", severity="info", fix="safe", trigger=lambda data, ctx: bool(_WANTED.search(data)))
 def symbol_arguments(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if not _WANTED.search(unit.data):
         return

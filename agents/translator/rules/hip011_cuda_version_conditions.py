@@ -39,7 +39,8 @@ VERSION_MACROS = ("CUDART_VERSION", "CUDA_VERSION")
 _WANTED = re.compile(rb"#\s*(?:el)?if\b[^\n]*\bCUDA(?:RT)?_VERSION\b")
 
 
-@rule(id="HIP011", lang="cuda", severity="warning", fix="safe")
+@rule(id="HIP011", lang="cuda", severity="warning", fix="safe",
+      trigger=lambda data, ctx: bool(_WANTED.search(data)))
 def cuda_version_conditions(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if not _WANTED.search(unit.data):
         return

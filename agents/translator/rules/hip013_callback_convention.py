@@ -29,7 +29,7 @@ MACROS = ("CUDART_CB", "CUDA_CB")
 _USE = re.compile(rb"\b(CUDART_CB|CUDA_CB)\b[ \t]*")
 
 
-@rule(id="HIP013", lang="cuda", severity="info", fix="safe")
+@rule(id="HIP013", lang="cuda", severity="info", fix="safe", trigger=lambda data, ctx: b"_CB" in data)
 def callback_convention(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for m in _USE.finditer(unit.data):
         name = m.group(1).decode()
