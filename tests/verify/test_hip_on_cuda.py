@@ -425,9 +425,12 @@ def test_mfma_port_pairs_its_warps_without_a_counted_barrier(project: str, tmp_p
     text = ptx.read_text()
     assert "mfma" in text or "porter_hoc" in text  # the emulated helpers are in this unit
     assert not COUNTED_BARRIER.findall(text), COUNTED_BARRIER.findall(text)[:3]
-    # the bounded wait (%globaltimer), the fenced store/load handshake of the absent bit
-    # (fence.sc.cta, the Dekker fence), and the trap of a warp found alive after it was presumed exited
-    assert "%globaltimer" in text and "fence.sc.cta" in text and "trap;" in text
+    # the bounded wait (%globaltimer), the arrival by atomic exchange and the giving-up by
+    # compare-and-swap of the partner's word (no Dekker fence), and the trap of a warp found
+    # alive after it was presumed exited
+    assert "%globaltimer" in text and "trap;" in text
+    assert "atom.release.cta.shared.exch.b64" in text and "atom.acq_rel.cta.shared.cas.b64" in text
+    assert "fence.sc" not in text
 
 
 def test_counted_barrier_pattern() -> None:
