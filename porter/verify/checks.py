@@ -201,7 +201,7 @@ def _verify_one(check: DiscoveredCheck, executor: str, build_only: bool, trees: 
                             reason=f"`{check.build}` {why} on the port: {_tail(port_build.stderr or port_build.stdout)}")
     port = run_step(check.run, folder["port"], envs["port"], limit)
     comparison = compare_outputs(first.as_run(), second.as_run(), port.as_run(),
-                                 exit_status_is_check=check.exit_status_is_check)
+                                 exit_status_is_check=check.exit_status_is_check, timed=check.timed_lines)
     status: CheckStatus = comparison.status  # type: ignore[assignment]
     return CheckVerdict(**head, status=status, reason=comparison.reason, original_runs=(first, second),
                         port_run=port, comparison=comparison)

@@ -23,7 +23,7 @@ from typing import Literal
 from pydantic import Field
 
 from porter.state import Frozen
-from porter.verify.outputs import _FAIL, _PASS
+from porter.verify.outputs import _FAIL, _PASS, printf_templates
 from porter.verify.spec import CommandSpec
 
 CheckKind = Literal["make-target", "run-script", "ctest", "pytest", "self-checking", "spec"]
@@ -53,6 +53,8 @@ class DiscoveredCheck(Frozen):
     data_files: tuple[str, ...] = ()  # files the run step reads, found in the tree
     sources: tuple[str, ...] = ()  # the units it builds, where the build file names them
     timeout_s: int = Field(default=CHECK_TIMEOUT_S, ge=1)
+    # Templates of lines its sources print from a measured time (`timed_lines`): timings, whatever their words.
+    timed_lines: tuple[str, ...] = ()
 
     @property
     def exit_status_is_check(self) -> bool:
@@ -105,7 +107,52 @@ def discover_checks(root: Path) -> Discovery:
             checks += found
             skipped += missing
     found, missing = _pytest_checks(root)
+    checks = [c.model_copy(update={"timed_lines": timed_lines(_check_sources(c, root))}) for c in checks]
     return Discovery(checks=tuple(checks + found), undiscovered=tuple(skipped + missing))
+
+
+# ---------------------------------------------------------------------------------- timings
+
+# What a timer writes: the out-parameter of the event API, or a variable assigned from a clock.
+_TIMER_OUT = re.compile(r"\b(?:cuda|hip)EventElapsedTime\s*\(\s*&\s*(\w+)")
+_TIMER_ASSIGN = re.compile(r"\b(\w+)\s*[-+*/]?=[^;=]*?\b(?:sdkGet(?:Average)?TimerValue|omp_get_wtime|MPI_Wtime|clock|"
+                           r"cpuSecond|gettime|wtime)\s*\(|\b(\w+)\s*[-+*/]?=[^;=]*?\.count\s*\(\s*\)")
+_PRINTF = re.compile(r'\bf?printf\s*\(\s*(?:\w+\s*,\s*)?((?:"(?:[^"\\\n]|\\.)*"\s*)+),(?P<args>[^;]*?)\)\s*;')
+_HEADER_SUFFIXES = (".h", ".cuh", ".hpp", ".inl")
+
+
+def timed_lines(texts: list[str]) -> tuple[str, ...]:
+    """Templates (porter.verify.outputs.numbers_of) of the lines `texts` print from a measured time:
+    printf/fprintf calls whose arguments hold a timer's result (cudaEventElapsedTime's out-parameter,
+    sdkGetTimerValue, omp_get_wtime, clock, chrono's count()), or a variable computed from one
+    (`elapsed_time / nreps`, two steps). cuda-samples' simpleStreams prints "non-streamed:\t1.31": a
+    time in ms with no word that says so; two runs of the original can print the same."""
+    text = "\n".join(texts)
+    names = {m[1] for m in _TIMER_OUT.finditer(text)}
+    names |= {m[1] or m[2] for m in _TIMER_ASSIGN.finditer(text)}
+    for _ in range(2):  # what is computed from a time is a time
+        if not names:
+            break
+        used = re.compile(r"\b(\w+)\s*[-+*/]?=[^;=]*?\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
+        names |= {m[1] for m in used.finditer(text)}
+    if not names:
+        return ()
+    mention = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
+    out: list[str] = []
+    for m in _PRINTF.finditer(text):
+        if mention.search(m["args"]):
+            fmt = "".join(re.findall(r'"((?:[^"\\\n]|\\.)*)"', m[1]))
+            out += [t for t in printf_templates(fmt) if t not in out]
+    return tuple(out)
+
+
+def _check_sources(check: DiscoveredCheck, root: Path) -> list[str]:
+    """The texts of what a check builds: its named sources, else the sources and headers of its folder."""
+    folder = root / check.directory
+    paths = [root / s for s in check.sources] or [
+        p for p in sorted(folder.glob("*")) if p.suffix in SOURCE_SUFFIXES]
+    paths += [p for p in sorted(folder.glob("*")) if p.suffix in _HEADER_SUFFIXES]
+    return [_read(p) for p in paths if p.is_file() and p.stat().st_size < 4 << 20]
 
 
 # ---------------------------------------------------------------------------------- files

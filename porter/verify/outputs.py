@@ -23,6 +23,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+from collections.abc import Collection
 from typing import Literal
 
 from porter.state import Frozen
@@ -105,12 +106,36 @@ def numbers_of(line: str) -> tuple[str, tuple[str, ...]]:
     return _NUMBER.sub("#", line).strip(), numbers
 
 
-def line_kind(line: str) -> Literal["timing", "environment", "value", "text"]:
-    """How a line's numbers are treated: ignored (timing, environment), compared (value), or no numbers."""
+# A printf conversion that prints a number, and the ones that print text (a line with text
+# conversions has no fixed template).
+_NUMERIC_CONVERSION = re.compile(r"%[-+ #0']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|z|j|t|q)?[diouxXeEfFgGaA]")
+_TEXT_CONVERSION = re.compile(r"%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?l?[scpn]")
+_C_ESCAPES = {"\\t": "\t", "\\n": "\n", "\\\\": "\\", '\\"': '"', "%%": "%"}
+
+
+def printf_templates(fmt: str) -> list[str]:
+    """The templates (as `numbers_of` makes them) of the lines a C format string prints: each numeric
+    conversion a `#`, one template per printed line that holds one. `"%d streams:\\t%.2f\\n"` ->
+    `["# streams:\t#"]`. Lines with a text conversion (%s) have no fixed template and are left out."""
+    text = re.sub(r'\\[tn"\\]|%%', lambda m: _C_ESCAPES[m[0]], fmt)
+    out = []
+    for line in text.split("\n"):
+        if _TEXT_CONVERSION.search(line) or not _NUMERIC_CONVERSION.search(line):
+            continue
+        out.append(numbers_of(_NUMERIC_CONVERSION.sub("0", line))[0])
+    return out
+
+
+def line_kind(line: str, timed: Collection[str] = ()) -> Literal["timing", "environment", "value", "text"]:
+    """How a line's numbers are treated: ignored (timing, environment), compared (value), or no numbers.
+
+    `timed`: templates (`numbers_of`) of lines the program's sources print from a measured time
+    whatever their words say ("non-streamed:\t#" of cuda-samples' simpleStreams): porter.verify.discover
+    reads them from printf calls whose arguments hold a timer's result."""
     template, numbers = numbers_of(line)
     if not numbers:
         return "text"
-    if _TIMING.search(template.replace("#", " ")) or _TIME_UNIT.search(template):
+    if template in timed or _TIMING.search(template.replace("#", " ")) or _TIME_UNIT.search(template):
         return "timing"
     if _ENVIRONMENT.search(template):
         return "environment"
@@ -195,7 +220,8 @@ def _aligned(a: list[_Line], b: list[_Line]) -> tuple[list[tuple[int, int]], lis
     return pairs, [i for i in range(len(a)) if i not in paired_a], [j for j in range(len(b)) if j not in paired_b]
 
 
-def stable_values(first: str, second: str) -> tuple[list[_Line], set[tuple[int, int]], list[Exclusion]]:
+def stable_values(first: str, second: str,
+                  timed: Collection[str] = ()) -> tuple[list[_Line], set[tuple[int, int]], list[Exclusion]]:
     """The first run's lines, the (line, position) of every comparable value in them, and what was excluded.
 
     Comparable: on a value line, printed the same (within tolerance) by both runs of the original.
@@ -208,7 +234,7 @@ def stable_values(first: str, second: str) -> tuple[list[_Line], set[tuple[int, 
         line = a[i]
         if not line.numbers:
             continue
-        kind = line_kind(line.text)
+        kind = line_kind(line.text, timed)
         if kind in ("timing", "environment"):
             excluded.append(Exclusion(line=line.text, reason=kind))
             continue
@@ -225,12 +251,13 @@ def stable_values(first: str, second: str) -> tuple[list[_Line], set[tuple[int, 
 
 
 def compare_outputs(original: ProgramRun, original_again: ProgramRun, port: ProgramRun, *,
-                    exit_status_is_check: bool = False) -> OutputComparison:
+                    exit_status_is_check: bool = False, timed: Collection[str] = ()) -> OutputComparison:
     """The port's run against two runs of the original (see the module docstring).
 
     `exit_status_is_check`: the program (or test runner) reports its own check by its exit status
     (`exit(ok ? EXIT_SUCCESS : EXIT_FAILURE)`, CTest, pytest), so exit 0 on both sides is a pass
-    even where nothing printed is comparable.
+    even where nothing printed is comparable. `timed`: line templates printed from a measured time
+    (see `line_kind`).
     """
     if original.timed_out or original_again.timed_out:
         return OutputComparison(status="original-failed", reason="the original timed out: nothing to compare against")
@@ -249,12 +276,12 @@ def compare_outputs(original: ProgramRun, original_again: ProgramRun, port: Prog
                                 port_line=_last_line(port))
     if p_fail:
         return OutputComparison(status="mismatch", markers=tuple(o_pass), reason=f"the port printed {p_fail[0]!r}",
-                                **_first_difference(original.stdout, port.stdout, fallback=("", p_fail[0])))
+                                **_first_difference(original.stdout, port.stdout, ("", p_fail[0]), timed))
     if o_pass and not p_pass:
         return OutputComparison(status="mismatch", markers=tuple(o_pass),
                                 reason=f"the original printed {o_pass[0]!r}, the port no PASS marker",
-                                **_first_difference(original.stdout, port.stdout, fallback=(o_pass[0], "")))
-    lines, stable, excluded = stable_values(original.stdout, original_again.stdout)
+                                **_first_difference(original.stdout, port.stdout, (o_pass[0], ""), timed))
+    lines, stable, excluded = stable_values(original.stdout, original_again.stdout, timed)
     port_lines = _lines(port.stdout)
     pairs, only_o, only_p = _aligned(lines, port_lines)
     excluded_lines = {e.line for e in excluded}
@@ -289,10 +316,11 @@ def compare_outputs(original: ProgramRun, original_again: ProgramRun, port: Prog
                             reason="; ".join(what))
 
 
-def _first_difference(original: str, port: str, fallback: tuple[str, str]) -> dict[str, str]:
+def _first_difference(original: str, port: str, fallback: tuple[str, str],
+                      timed: Collection[str] = ()) -> dict[str, str]:
     """The first line pair that differs, timing and environment lines aside: {original_line, port_line}."""
-    a = [x for x in _lines(original) if line_kind(x.text) not in ("timing", "environment")]
-    b = [x for x in _lines(port) if line_kind(x.text) not in ("timing", "environment")]
+    a = [x for x in _lines(original) if line_kind(x.text, timed) not in ("timing", "environment")]
+    b = [x for x in _lines(port) if line_kind(x.text, timed) not in ("timing", "environment")]
     matcher = difflib.SequenceMatcher(a=[x.text for x in a], b=[x.text for x in b], autojunk=False)
     for tag, i1, _i2, j1, _j2 in matcher.get_opcodes():
         if tag != "equal":

@@ -157,3 +157,25 @@ def test_program_that_checks_itself_by_exit_status_across_sources(tmp_path: Path
     (check,) = discover_checks(tmp_path).checks
     assert check.kind == "self-checking" and check.exit_status_is_check
     assert check.sources == ("main.cpp", "scan.cu")
+
+
+def test_lines_printed_from_a_timer_are_found_in_the_sources(tmp_path: Path) -> None:
+    """cuda-samples' simpleStreams prints times in ms under labels that say nothing of time."""
+    from porter.verify.discover import timed_lines
+    source = r'''
+    float time_memcpy, elapsed_time;
+    cudaEventElapsedTime(&time_memcpy, start_event, stop_event);
+    printf("memcopy:\t%.2f\n", time_memcpy);
+    cudaEventElapsedTime(&elapsed_time, start_event, stop_event);
+    float per_rep = elapsed_time / nreps;
+    fprintf(stdout, "%d streams:" "\t%.2f\n", nstreams, per_rep);
+    sdkStopTimer(&timer); double t = sdkGetTimerValue(&timer);
+    printf("CPU: %f\n", t);
+    printf("sum = %d\n", sum);
+    '''
+    assert timed_lines([source]) == ("memcopy:\t#", "# streams:\t#", "CPU: #")
+    assert timed_lines(['printf("sum = %d\\n", sum);']) == ()
+    (tmp_path / "Makefile").write_text("prog: prog.cu\n\tnvcc -o prog prog.cu\n\nrun: prog\n\t./prog\n")
+    (tmp_path / "prog.cu").write_text(source)
+    (check,) = discover_checks(tmp_path).checks
+    assert check.timed_lines == ("memcopy:\t#", "# streams:\t#", "CPU: #")

@@ -180,3 +180,21 @@ def test_exit_status_is_the_check_of_a_self_checking_program() -> None:
     assert c.status == "pass" and "exit status 0 on both sides" in c.reason
     c = compare_outputs(run(quiet), run(quiet), run(quiet, rc=1), exit_status_is_check=True)
     assert c.status == "port-failed"
+
+
+def test_printf_templates_are_the_templates_of_the_lines_printed() -> None:
+    from porter.verify.outputs import printf_templates
+    assert printf_templates(r"%d streams:\t%.2f\n") == [numbers_of("4 streams:\t1.23")[0]]
+    assert printf_templates(r"Time = %5.3f ms\nGFlop/s: %.2f\n") == ["Time = # ms", "GFlop/s: #"]
+    assert printf_templates(r"%s took %f\n") == []  # a text conversion: no fixed template
+    assert printf_templates(r"done\n") == []
+
+
+def test_a_line_printed_from_a_timer_is_a_timing_whatever_its_words() -> None:
+    assert line_kind("non-streamed:\t1.31") == "value"
+    assert line_kind("non-streamed:\t1.31", timed=("non-streamed:\t#",)) == "timing"
+    first = run("non-streamed:\t1.31\nsum = 42\n")
+    port = run("non-streamed:\t1.41\nsum = 42\n")
+    assert compare_outputs(first, first, port).status == "mismatch"
+    verdict = compare_outputs(first, first, port, timed=("non-streamed:\t#",))
+    assert verdict.status == "pass" and verdict.compared == 1, verdict.reason
