@@ -237,6 +237,19 @@ def get(rule_id: str) -> Rule:
     return rules[key]
 
 
+def any_of(words: Iterable[str | bytes]) -> Trigger:
+    """A trigger true when any of `words` occurs anywhere in the file's bytes (code, comment or
+    string alike: a necessary condition of a rule that looks for one of them as a name), one
+    compiled search."""
+    found = re.compile(b"|".join(re.escape(w.encode() if isinstance(w, str) else w)
+                                 for w in sorted(set(words), key=len, reverse=True))).search
+
+    def trigger(data: bytes, ctx: RuleContext) -> bool:
+        return found(data) is not None
+
+    return trigger
+
+
 def triggered(rules: Iterable[Rule], data: bytes, ctx: RuleContext) -> list[Rule]:
     """The rules whose trigger (`Rule.trigger`) holds on `data`; those without one too."""
     return [r for r in rules if r.trigger is None or r.trigger(data, ctx)]
