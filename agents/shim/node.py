@@ -19,7 +19,7 @@ from porter.llm import asks
 from porter.llm.session import Model
 from porter.rules import RuleContext, rules_for, run_on_files, run_rules, triggered
 from porter.state import AgentOutput, Edit, FileKind, Finding, Patch, PortState, content_hash
-from porter.syntax import SourceFile, lang_for
+from porter.syntax import SourceFile, kept, lang_for
 from porter.workspace import Workspace
 
 AGENT = "shim"
@@ -67,7 +67,7 @@ def _shim_file(ctx: RuleContext, item: tuple[str, bytes]) -> tuple[list[Finding]
     rules = triggered(rules_for(AGENT, "cuda"), data, ctx)
     if not rules:
         return [], None  # no rule's trigger holds: the file is not parsed
-    unit = SourceFile(path, data, lang_for(path) or "cpp")
+    unit = SourceFile(path, data, lang_for(path) or "cpp", base=kept(path, data))  # from the tree microarch left of it
     hits = run_rules(unit, rules, ctx, agent=AGENT, triggers=False).findings
     if not hits:
         return [], None
