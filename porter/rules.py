@@ -296,8 +296,7 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
                 detail = f"rewritten by {earlier}" + (f"\n{detail}" if detail else "")
             else:
                 fixed = bool(hit.edits) and taken.add(hit.edits, r.id)
-            line, col = unit.line_col(hit.start)
-            end_line, end_col = unit.line_col(hit.end)
+            line, col, end_line, end_col = unit.span_line_col(hit.start, hit.end)
             # Built without re-validation: every field comes from the registry or the file itself,
             # and a large file yields thousands of these.
             findings.append(_trusted(Finding, {

@@ -148,6 +148,14 @@ class FileText:
             return i + 1, offset - start + 1
         return i + 1, len(self.data[start:offset].decode("utf-8", "replace")) + 1
 
+    def span_line_col(self, start: int, end: int) -> tuple[int, int, int, int]:
+        """`line_col` of both ends of a span (start <= end): one search where both lie on one ASCII line."""
+        line, col = self.line_col(start)
+        starts = self._line_starts
+        if start <= end and self._ascii_lines[line - 1] and (line == len(starts) or end < starts[line]):
+            return line, col, line, col + end - start
+        return (line, col, *self.line_col(end))
+
     def line_text(self, line: int) -> str:
         start = self._line_starts[line - 1]
         end = self.data.find(b"\n", start)
