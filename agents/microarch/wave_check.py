@@ -5,10 +5,13 @@ decides each kernel (wave_model.analyse) and the model of the port says how each
 written (its `form`). The port is consistent when:
 
 - convert64: nothing is left written for 32 lanes: no `% 32` / `& 31` / `>> 5` lane math, shuffle
-  tree from 16, width-32 shuffle, 32-bit ballot holder or bit operation, `1u << lane`, 32-bit mask;
+  tree from 16, width-32 shuffle, 32-bit ballot holder or bit operation, `1u << lane`, 32-bit mask,
+  launch argument 32 for a kernel parameter used as a shuffle width, shuffle loop bound or lane-math
+  divisor (`scan<<<g, b>>>(d, 32)` beside a converted `lane = id % warpSize`);
 - keep32 (with cross-lane operations): nothing acts on the whole 64-lane wave: no `warpSize`, no
   shuffle without a width of at most 32, no vote or ballot that is not read per half, no bare
-  `__lane_id()`; keep32 without any: its math is not half 32-based and half warpSize-based;
+  `__lane_id()`, no launch argument that passes the device's warp size; keep32 without any: its
+  math is not half 32-based and half warpSize-based;
 - ask: no quantity was rewritten (the kernel is left whole for a person);
 - and, for keep32 and convert64, no 32-bit full mask reaches a *_sync call (ROCm 6.3+ rejects it).
 

@@ -19,6 +19,12 @@ that depends on the wave size, and gives the kernel one decision:
   keeps its 32-lane groups instead (or asks, when some quantity has no group form).
 - ask: neither can be shown; the blocking quantities are listed.
 
+A kernel parameter used as a shuffle width, the bound of a shuffle loop or a lane-math divisor
+takes its value from the launches (`scan<<<g, b>>>(d, 32)`, hipLaunchKernelGGL, in the kernel's
+file and the files including it): the launch arguments are quantities of the kernel (a 32 there
+is a 32-lane warp, converted with the kernel to the device's warp size read at run time); launch
+sites that pass different values, or none found, leave the kernel to a person.
+
 Kernels that share a helper or a warp-size constant share the decision (a component). A helper
 in an included header, already rewritten when the unit's rules run, imposes the strategy its text
 shows. The same quantities, classified by `form`, are what wave_check verifies after the port.
@@ -77,7 +83,8 @@ class Quantity:
     """One wave-size-dependent expression: what it is, how it is written, whether each strategy takes it."""
 
     kind: str  # lane-math, warp-size, compare, shuffle, width, offset, vote, ballot-holder, bit-op, lane-bit,
-    #            constant, shared-array, mask, lane-id, match, reduce, host-geometry, matrix (rocWMMA calls)
+    #            constant, shared-array, mask, lane-id, match, reduce, host-geometry, matrix (rocWMMA calls),
+    #            launch-argument, wave-parameter (a kernel parameter whose launches disagree or are not found)
     path: str
     start: int
     end: int
@@ -256,10 +263,11 @@ def quantities(f: Function, constants: dict[str, int], wave_fragments: bool = Fa
                                 note="a rocWMMA fragment spans the 64-lane wave"))
     taken: list[tuple[int, int]] = []
     ballot_args: set[int] = set()
+    from_host = frozenset(p.name for p in wave_parameters(f))
     for m in src.matches(_CALLS, node):
         callee, call = src.text(m["name"][0]), m["call"][0]
         if callee in SHUFFLE_ARGS:
-            found += _shuffle(f, callee, call, constants)
+            found += _shuffle(f, callee, call, constants, from_host)
         elif callee in VOTES:
             group = _is_half(src, call)
             found.append(_q(f, call, "vote", "group" if group else "wave"))
@@ -306,7 +314,8 @@ def quantities(f: Function, constants: dict[str, int], wave_fragments: bool = Fa
     return found
 
 
-def _shuffle(f: Function, callee: str, call: Node, constants: dict[str, int]) -> list[Quantity]:
+def _shuffle(f: Function, callee: str, call: Node, constants: dict[str, int],
+             from_host: frozenset[str] = frozenset()) -> list[Quantity]:
 
     src, out = f.view.src, []
     offset_at, width_at = SHUFFLE_ARGS[callee]
@@ -328,6 +337,9 @@ def _shuffle(f: Function, callee: str, call: Node, constants: dict[str, int]) ->
             out.append(_q(f, call, "shuffle", "group"))
         elif value is not None and value < 32:
             out.append(_q(f, call, "shuffle", "neutral"))  # a logical segment narrower than either wave
+        elif wtext in from_host:  # the launch arguments carry its form (parameter_quantities)
+            out.append(_q(f, call, "shuffle", "neutral", cross=True,
+                          note=f"width `{wtext}`, a kernel parameter: as wide as its launch arguments"))
         else:
             out.append(_q(f, call, "shuffle", "wave", keep=False, note="a width porter cannot evaluate"))
     if offset_at is not None and offset_at < len(a) and (width is None or src.text(width) in ("warpSize",)):
@@ -609,20 +621,27 @@ def _per_thread(unit: SourceFile, array: str) -> bool:
 def host_quantities(unit: SourceFile, kernel: str, constants: dict[str, int]) -> list[Quantity]:
     """Launch geometry of `kernel` in this unit that divides or multiplies by the warp size."""
     found = []
+    seen: set[tuple[int, int]] = set()
     for launch in kernel_facts.launches(unit):
         if launch.kernel != kernel:
             continue
-        for arg in launch.config[:3]:
-            for node in _with_initializers(unit, arg):
+        for at, arg in enumerate(launch.config[:3]):
+            shared = at == 2  # shared bytes: followed through their initializers (`n = threads / 32; bytes = n * 4`)
+            for node in _with_initializers(unit, arg, 3 if shared else 1):
                 for expr in [node, *unit.captures("(binary_expression) @e", node)]:
-                    if expr.type != "binary_expression":
+                    if expr.type != "binary_expression" or (expr.start_byte, expr.end_byte) in seen:
                         continue
+                    seen.add((expr.start_byte, expr.end_byte))  # an initializer shared by two launches counts once
                     op = unit.text(expr.child_by_field_name("operator"))
                     r = patterns.unwrap(expr.child_by_field_name("right"))
                     value = patterns.literal(unit.text(r)) if r.type == "number_literal" else None
                     if op in ("/", "*", ">>") and r.type == "identifier" and unit.text(r) in constants:
                         found.append(Quantity("host-geometry", unit.path, expr.start_byte, expr.end_byte,
                                               unit.text(expr), "neutral", note=f"follows {unit.text(r)}"))
+                    elif shared and (op, value[0] if value else None) in (("/", 32), (">>", 5)):
+                        found.append(Quantity("host-geometry", unit.path, expr.start_byte, expr.end_byte,
+                                              unit.text(expr), "neutral",
+                                              note="shared bytes sized per 32-thread warp: slots enough for 64-lane waves"))
                     elif (op, value[0] if value else None) in (("/", 32), ("*", 32), (">>", 5)):
                         found.append(Quantity("host-geometry", unit.path, expr.start_byte, expr.end_byte,
                                               unit.text(expr), "32", convert=False,
@@ -662,6 +681,187 @@ def _host_warp_size(unit: SourceFile, launch: kernel_facts.Launch) -> list[Quant
             for name, d in thirty_two.items() if name in used]
 
 
+# --- kernel parameters that carry the wave size from the host -------------------------------
+
+# What a ROCm program writes on the host for the wave size: HIP has no host `warpSize`, and the
+# HIP porting guide's answer is the device's attribute (hipDeviceProp_t::warpSize, or
+# hipDeviceGetAttribute(hipDeviceAttributeWarpSize)), read at run time for the current device. An
+# immediately invoked lambda keeps the query inside the launch argument it replaces: no name is
+# declared in the caller's scope, and it stays right wherever the launch is (a loop, a branch). Its
+# only top-level commas are inside parentheses, so it is one argument of a macro too.
+HOST_WAVE_SIZE = ("[] { int device = 0; int wave = 0; (void)hipGetDevice(&device); "
+                  "(void)hipDeviceGetAttribute(&wave, hipDeviceAttributeWarpSize, device); return wave; }()")
+_HOST_WAVE_QUERY = re.compile(r"\bhipDeviceAttributeWarpSize\b|\bcudaDevAttrWarpSize\b|\.\s*warpSize\b|\bwarpSize\b")
+LAUNCH_MACROS = frozenset({"hipLaunchKernelGGL"})  # hipLaunchKernelGGL(kernel, grid, block, shared bytes, stream, args...)
+
+
+@dataclass(frozen=True)
+class WaveParameter:
+    """A kernel parameter the kernel uses as a wave quantity: a shuffle width, the bound of a
+    shuffle loop, or a lane-math divisor; its value comes from the launch sites."""
+
+    name: str
+    index: int
+    declaration: Node
+    use: str  # "shuffle width", "shuffle loop bound", "lane-math divisor"
+
+
+@dataclass(frozen=True)
+class LaunchSite:
+    unit: SourceFile
+    call: Node
+    args: tuple[Node, ...]  # the kernel's arguments, in parameter order
+
+
+def _parameters(src: SourceFile, fn: Node) -> list[tuple[str, Node]]:
+    declarator = fn.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    params = declarator.child_by_field_name("parameters") if declarator is not None else None
+    out = []
+    for p in params.named_children if params is not None else []:
+        if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
+            continue
+        name = p.child_by_field_name("declarator")
+        while name is not None and name.type != "identifier":
+            name = name.child_by_field_name("declarator") or next(
+                (c for c in name.named_children if c.type == "identifier"), None)
+        out.append((src.text(name) if name is not None else "", p))
+    return out
+
+
+def wave_parameters(f: Function) -> list[WaveParameter]:
+    """The parameters of kernel `f` that its code uses as wave quantities (its value is the host's)."""
+    if not f.kernel or f.view.base != 0:
+        return []
+    src = f.view.src
+    params = {name: (i, decl) for i, (name, decl) in enumerate(_parameters(src, f.node)) if name}
+    uses: dict[str, str] = {}
+
+    def param(node: Node | None) -> str | None:
+        node = patterns.unwrap(node) if node is not None else None
+        return src.text(node) if node is not None and node.type == "identifier" and src.text(node) in params else None
+
+    for m in src.matches(_CALLS, f.node):
+        callee, call = src.text(m["name"][0]), m["call"][0]
+        if callee not in SHUFFLE_ARGS:
+            continue
+        offset_at, width_at = SHUFFLE_ARGS[callee]
+        a = patterns.args(call)
+        width = param(a[width_at]) if width_at < len(a) else None
+        if width:
+            uses.setdefault(width, "shuffle width")
+        offset = patterns.unwrap(a[offset_at]) if offset_at is not None and offset_at < len(a) else None
+        loop = patterns.enclosing(call, "for_statement")
+        while offset is not None and offset.type == "identifier" and loop is not None:
+            cond = patterns.unwrap(loop.child_by_field_name("condition")) if loop.child_by_field_name("condition") else None
+            if cond is not None and cond.type == "binary_expression" and src.text(cond.child_by_field_name("operator")) in _COMPARE:
+                sides = [cond.child_by_field_name("left"), cond.child_by_field_name("right")]
+                if src.text(offset) in [src.text(patterns.unwrap(s)) for s in sides]:
+                    for s in sides:
+                        if param(s):
+                            uses.setdefault(param(s) or "", "shuffle loop bound")
+                    break
+            loop = patterns.enclosing(loop, "for_statement")
+    for expr in src.captures("(binary_expression) @e", f.node):
+        op = src.text(expr.child_by_field_name("operator"))
+        right = patterns.unwrap(expr.child_by_field_name("right"))
+        if op == "&" and right.type == "binary_expression" and src.text(right.child_by_field_name("operator")) == "-":
+            right = patterns.unwrap(right.child_by_field_name("left"))
+        if op in ("%", "/", "&") and param(right) and patterns.indexes_threads(src, expr.child_by_field_name("left")):
+            uses.setdefault(param(right) or "", "lane-math divisor")
+    return [WaveParameter(name, params[name][0], params[name][1], use) for name, use in sorted(uses.items(),
+            key=lambda item: params[item[0]][0])]
+
+
+def _launched(unit: SourceFile, node: Node) -> str:
+    node = patterns.unwrap(node)
+    if node.type == "call_expression" and unit.text(node.child_by_field_name("function")) == "HIP_KERNEL_NAME":
+        a = patterns.args(node)
+        node = a[0] if a else node
+    if node.type == "template_function":
+        node = node.child_by_field_name("name")
+    return unit.text(node).split("::")[-1] if node.type in ("identifier", "qualified_identifier") else ""
+
+
+def launch_sites(unit: SourceFile, kernel: str) -> list[LaunchSite]:
+    """Where `unit` launches `kernel`: `kernel<<<...>>>(args)` and hipLaunchKernelGGL(kernel, ..., args)."""
+    sites = [LaunchSite(unit, launch.call, tuple(patterns.args(launch.call)))
+             for launch in kernel_facts.launches(unit) if launch.kernel == kernel]
+    for m in unit.matches("(call_expression function: (identifier) @fn) @call"):
+        if unit.text(m["fn"][0]) in LAUNCH_MACROS:
+            a = patterns.args(m["call"][0])
+            if a and _launched(unit, a[0]) == kernel:
+                sites.append(LaunchSite(unit, m["call"][0], tuple(a[5:])))
+    return sites
+
+
+def _host_value(unit: SourceFile, node: Node, depth: int = 0) -> tuple[Form, int | None]:
+    """How a launch argument holds the wave size: ("32", 32) for a literal 32 or a host constant or
+    macro equal to 32 (or named as the warp size), ("64", None) for a run-time query of the device's
+    warp size, ("neutral", n) for a value below 32, ("wave", value) for anything else."""
+    node = patterns.unwrap(node)
+    text = unit.text(node)
+    if _HOST_WAVE_QUERY.search(text):
+        return "64", None
+    v = patterns.value(unit, patterns.views(unit)[0], node)
+    if v is None and node.type == "identifier" and depth < 3:
+        fn = patterns.enclosing(node, "function_definition")
+        values = kernel_facts.local_initializers(unit, fn).get(text, []) if fn is not None else []
+        if len(values) == 1 and values[0] is not None:
+            return _host_value(unit, values[0], depth + 1)
+    if v == 32 or (v is None and node.type == "identifier" and patterns.WARP_SIZE_NAME.match(text)):
+        return "32", 32
+    if v is not None and 0 < v < 32:
+        return "neutral", v
+    return "wave", v
+
+
+def parameter_quantities(f: Function, units: list[SourceFile]) -> list[Quantity]:
+    """The launch arguments that give the kernel's wave parameters their values, in `units` (the
+    kernel's file and the files including it): a literal 32 there is a wave quantity of the kernel,
+    rewritten to the device's warp size with the rest of a convert64 kernel (WAVE011), left for
+    keep32. Launch sites that disagree, or none found, leave the kernel to a person."""
+    found: list[Quantity] = []
+    wave_params = wave_parameters(f)
+    if not wave_params:
+        return found
+    sites = [s for u in units for s in launch_sites(u, f.name)]
+    for p in wave_params:
+        start, end = f.view.span(p.declaration)
+        values: set[int | None] = set()
+        if p.use == "lane-math divisor" and not patterns.WARP_SIZE_NAME.match(p.name) and not any(
+                p.index < len(s.args) and _host_value(s.unit, s.args[p.index])[0] in ("32", "64") for s in sites):
+            continue  # `tid % width` of an image: a divisor is a wave quantity where the host passes the warp size
+        for site in sites:
+            if p.index >= len(site.args):
+                found.append(Quantity("launch-argument", site.unit.path, site.call.start_byte, site.call.end_byte,
+                                      site.unit.text(site.call), "wave", convert=False, keep=False,
+                                      note=f"`{p.name}` ({p.use}) left to its default at this launch"))
+                values.add(None)
+                continue
+            arg = site.args[p.index]
+            form, value = _host_value(site.unit, arg)
+            values.add(value if form != "64" else 64)
+            note = {"32": f"the host passes 32 as `{p.name}` ({p.use}): the kernel's 32-lane warp",
+                    "64": f"the host passes the device's warp size as `{p.name}` ({p.use})",
+                    "neutral": f"the host passes {value} as `{p.name}` ({p.use}): narrower than either wave",
+                    "wave": f"the host passes `{' '.join(site.unit.text(arg).split())}` as `{p.name}` ({p.use}), "
+                            "a value porter cannot evaluate"}.get(form, "")
+            found.append(Quantity("launch-argument", site.unit.path, arg.start_byte, arg.end_byte,
+                                  site.unit.text(arg), form, convert=form != "wave", keep=form != "wave", note=note))
+        if not sites:
+            found.append(Quantity("wave-parameter", f.unit.path, start, end, f.view.src.text(p.declaration), "wave",
+                                  convert=False, keep=False,
+                                  note=f"`{p.name}` ({p.use}) comes from the host, and no launch of the kernel was found"))
+        elif len(values) > 1:
+            shown = ", ".join(sorted("default" if v is None else str(v) for v in values))
+            found.append(Quantity("wave-parameter", f.unit.path, start, end, f.view.src.text(p.declaration), "wave",
+                                  convert=False, keep=False,
+                                  note=f"`{p.name}` ({p.use}): its launch sites pass different values ({shown})"))
+    return found
+
+
 def host_checks(unit: SourceFile) -> list[Quantity]:
     """Host code of a unit that launches the kernel laying out inputs or checking results per 32
     threads: `i % 32`, `i & 31`, `i / 32`, `i >> 5` on a loop index of a host function."""
@@ -693,17 +893,18 @@ def _device_code(unit: SourceFile, fn: Node) -> bool:
                for c in fn.children if c.type != "compound_statement")
 
 
-def _with_initializers(unit: SourceFile, node: Node) -> list[Node]:
-    """The expression and, for the names in it, their initializers in the enclosing function."""
+def _with_initializers(unit: SourceFile, node: Node, depth: int = 1) -> list[Node]:
+    """The expression and, for the names in it, their initializers in the enclosing function
+    (and theirs, `depth` levels deep)."""
     out = [node]
     fn = patterns.enclosing(node, "function_definition")
-    if fn is None:
+    if fn is None or depth < 1:
         return out
     inits = kernel_facts.local_initializers(unit, fn)
     for ident in [node] if node.type == "identifier" else unit.captures("(identifier) @i", node):
         for value in inits.get(unit.text(ident), []):
-            if value is not None:
-                out.append(value)
+            if value is not None and value not in out:
+                out += [v for v in _with_initializers(unit, value, depth - 1) if v not in out]
     return out
 
 
@@ -779,6 +980,7 @@ def analyse(unit: SourceFile, ctx: RuleContext | None = None) -> UnitWaves:  # n
             if k is not None:
                 comps[comp] += array_quantities(unit, k, constants)
             comps[comp] += host_quantities(unit, fns[i].name, constants)
+            comps[comp] += parameter_quantities(fns[i], [unit, *includers])
             for other in includers:  # a header's kernel, launched and checked by the files including it
                 comps[comp] += host_quantities(other, fns[i].name, warp_constants(other, []))
     forced: dict[int, set[str]] = {}

@@ -90,6 +90,7 @@ EXPECTED = {  # pattern -> {kernel: decision}
     "scoped_masks.cu": {"scan": "convert64"},
     "host_warp_header": {"any_per_warp": "keep32"},
     "lds_cost.cu": {"staged_sums": "keep32"},
+    "host_width.cu": {"seg_scan": "convert64"},
 }
 
 
@@ -190,3 +191,60 @@ def test_convert64_only_where_the_lds_it_adds_costs_no_waves() -> None:
     small = small.replace(b"[warp % 8][lane][(lane + 1) % WARP_SIZE]", b"[(lane + 1) % WARP_SIZE]")
     kept = wave_model.analyse(SourceFile("k.cu", small, "cuda")).kernels[0]
     assert kept.decision == "convert64" and "128 B (0.125 KiB) -> 256 B (0.25 KiB)" in kept.reason
+
+
+# --- a wave quantity passed in from the host (cuda-samples shfl_scan: `shfl_scan_test<<<...>>>(d, 32, ...)`) ---
+
+def test_a_width_from_the_host_converts_at_its_launch_sites(tmp_path: Path) -> None:
+    _, after, findings = _ported(PATTERNS / "host_width.cu", tmp_path)
+    text = after["host_width.cu"].decode()
+    query = wave_model.HOST_WAVE_SIZE
+    assert f"seg_scan<<<blocks, threads>>>(v, {query}, totals);" in text
+    assert f"seg_scan<<<1, blocks>>>(totals, {query});" in text
+    assert "int lane = t % warpSize;" in text and "__shfl_up(x, d, seg)" in text
+    (stated,) = [f.message for f in findings if f.rule == "WAVE011" and f.message.startswith("kernel `seg_scan`")]
+    assert "2 launch-argument" in stated
+
+
+def test_checker_reports_a_launch_argument_left_at_32_in_a_converted_kernel(tmp_path: Path) -> None:
+    before, after, _ = _ported(PATTERNS / "host_width.cu", tmp_path)
+    half = after["host_width.cu"].decode().replace(wave_model.HOST_WAVE_SIZE, "32", 1)
+    (found,) = wave_check.check_tree(before, {"host_width.cu": half.encode()})
+    assert found.kernel == "seg_scan" and found.decision == "convert64" and found.expression == "32"
+    assert found.line == half[:half.index("(v, 32, totals)")].count("\n") + 1
+
+
+def _decision(text: str) -> wave_model.KernelWave:
+    (k,) = [k for k in wave_model.analyse(SourceFile("k.cu", text.encode(), "cuda")).kernels if k.kernel == "seg_scan"]
+    return k
+
+
+def test_a_host_width_is_asked_about_when_launch_sites_disagree_or_are_missing() -> None:
+    source = (PATTERNS / "host_width.cu").read_text()
+    assert _decision(source).decision == "convert64"
+    disagree = _decision(source.replace("(totals, 32)", "(totals, 16)"))
+    assert disagree.decision == "ask" and "different values (16, 32)" in " ".join(q.note for q in disagree.blocking)
+    missing = _decision(source[:source.index("void scan_all")])
+    assert missing.decision == "ask" and "no launch of the kernel was found" in " ".join(q.note for q in missing.blocking)
+
+
+def test_a_host_width_follows_constants_locals_and_hip_launches() -> None:
+    source = (PATTERNS / "host_width.cu").read_text()
+    named = _decision("#define WARP 32\n" + source.replace("(v, 32, totals)", "(v, WARP, totals)").replace(
+        "(totals, 32)", "(totals, w)").replace("void scan_all(int* v, int* totals, int blocks, int threads) {",
+                                               "void scan_all(int* v, int* totals, int blocks, int threads) {\n  int w = 32;"))
+    assert [q.form for q in named.quantities if q.kind == "launch-argument"] == ["32", "32"]
+    ggl = _decision(source.replace("seg_scan<<<1, blocks>>>(totals, 32);",
+                                   "hipLaunchKernelGGL(seg_scan, dim3(1), dim3(blocks), 0, 0, totals, 32);"))
+    assert [q.text for q in ggl.quantities if q.kind == "launch-argument"] == ["32", "32"]
+    queried = _decision(source.replace("(totals, 32)", "(totals, prop.warpSize)"))
+    assert [q.form for q in queried.quantities if q.kind == "launch-argument"] == ["32", "64"]
+
+
+def test_shared_bytes_per_32_thread_warp_are_followed_and_do_not_block() -> None:
+    source = (PATTERNS / "host_width.cu").read_text().replace(
+        "seg_scan<<<blocks, threads>>>(v, 32, totals);",
+        "int warps = threads / 32;\n  int bytes = warps * sizeof(int);\n  seg_scan<<<blocks, threads, bytes>>>(v, 32, totals);")
+    k = _decision(source)
+    (geometry,) = [q for q in k.quantities if q.kind == "host-geometry"]
+    assert geometry.text == "threads / 32" and geometry.form == "neutral" and k.decision == "convert64"

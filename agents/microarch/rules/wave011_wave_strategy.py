@@ -14,6 +14,11 @@ Why: a kernel's wave-size assumptions hang together: lane and warp ids, shuffle 
     This rule states each kernel's decision and makes the keep32 rewrite: shuffles take width 32,
     ballots and votes read the caller's half of the 64-bit ballot, `warpSize` reads 32, and HIP's
     `__lane_id()` is taken modulo 32. The whole-wave rules leave keep32 kernels alone.
+    A kernel parameter used as a shuffle width, a shuffle loop bound or a lane-math divisor is
+    as wide as the launches make it: where the host passes 32 (`scan<<<g, b>>>(d, 32)`), that
+    argument is a quantity of the kernel. convert64 rewrites it with the kernel, to the device's
+    warp size read at run time (HIP has no host `warpSize`; hipDeviceAttributeWarpSize is what
+    the HIP porting guide gives, and it is also right on a wave32 device); keep32 leaves it at 32.
 
 Before:
     #define WS 32
@@ -77,6 +82,7 @@ def wave_strategy(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
                            f"{q.shown}{' (' + q.note + ')' if q.note else ''}" for q in k.quantities)
         yield Hit(start, end, f"{'helper' if k.helper else 'kernel'} `{k.kernel}` {said}: {k.reason}; quantities covered: {covered}",
                   severity=Severity.error if k.decision == "ask" else Severity.info, detail=detail)
+    yield from _launch_arguments(unit, ctx, model)
     for f in wave_model.functions(unit):
         comp = model.component_at(f.view.span(f.node)[0])
         if comp is None or model.decisions.get(comp) != "keep32":
@@ -118,6 +124,25 @@ def _keep_groups(unit: SourceFile, f: wave_model.Function) -> Iterator[Hit]:
             yield Hit(*view.span(call), "__lane_id() is 0-63 on a 64-lane wave; the lane within the 32-lane group is "
                       "__lane_id() & 31", edits=(Edit(view.base + call.start_byte, view.base + call.start_byte, "("),
                                                   Edit(view.base + call.end_byte, view.base + call.end_byte, " & 31)")))
+
+
+def _launch_arguments(unit: SourceFile, ctx: RuleContext, model: wave_model.UnitWaves) -> Iterator[Hit]:
+    """convert64 kernels (of this file or a header it includes) launched here with 32 for a wave
+    parameter (a shuffle width, a shuffle loop bound, a lane-math divisor): the argument becomes the
+    device's warp size, read at run time (wave_model.HOST_WAVE_SIZE), in the same patch as the kernel."""
+    kernels: dict[str, wave_model.Function] = {}
+    for source in [*wave_model._headers(unit, ctx), unit]:
+        decided = {k.kernel: k.decision for k in (model if source is unit else wave_model.analyse(source, ctx)).kernels
+                   if not k.helper}
+        for f in wave_model.functions(source):
+            if f.kernel and decided.get(f.name) == "convert64":
+                kernels[f.name] = f
+    for name, f in sorted(kernels.items()):
+        for q in wave_model.parameter_quantities(f, [unit]):
+            if q.kind == "launch-argument" and q.form == "32" and q.path == unit.path:
+                yield Hit(q.start, q.end, f"a launch argument of `{name}`, which converts to the whole 64-lane wave: {q.note}; "
+                          "the launch passes the device's warp size instead (hipDeviceAttributeWarpSize; HIP has no host warpSize)",
+                          edits=(Edit(q.start, q.end, wave_model.HOST_WAVE_SIZE),))
 
 
 def _warp_size_32(f: wave_model.Function) -> Iterator[Hit]:
