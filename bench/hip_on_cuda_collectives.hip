@@ -17,6 +17,14 @@ __global__ void loop(float* out, int iters) {
     if (KIND == 1) x += __shfl_xor(x, warpSize / 2);  // half-wave exchange: crosses the warps of a wave
     if (KIND == 2) x += __shfl_down(x, 1u);         // full-width shuffle down
     if (KIND == 3) x += static_cast<float>(__ballot(x > 0.f) & 1ull);
+    if (KIND == 4) {  // the wave barrier alone (the handshake of every collective, no data)
+#if defined(PORTER_HOC_PLATFORM_NVIDIA)
+      __syncwarp();
+#else
+      __builtin_amdgcn_wave_barrier();
+#endif
+      x += 1.f;
+    }
   }
   out[blockIdx.x * blockDim.x + threadIdx.x] = x;
 }
@@ -66,7 +74,9 @@ __global__ void matrix(float* out, int iters) {
 }
 
 // A full-width (64-lane) collective under a branch that leaves the wave's other warp out (a
-// wave32 idiom, legal on AMD: lanes 32-63 are inactive): the documented bounded wait remains.
+// wave32 idiom, legal on AMD: lanes 32-63 are inactive), which then exits: built through
+// porter's hipcc (the exit guard) the collective sees the exit; built without, it waits the
+// bounded time.
 __global__ void divergent64(float* out) {
   float x = threadIdx.x;
   if (threadIdx.x < 32) x += __shfl_down(x, 1u);
@@ -97,6 +107,7 @@ int main() {
   printf("shfl_xor_cross %.4f\n", time_ms([&] { loop<1><<<132, 256>>>(out, iters); }));
   printf("shfl_down_full %.4f\n", time_ms([&] { loop<2><<<132, 256>>>(out, iters); }));
   printf("ballot %.4f\n", time_ms([&] { loop<3><<<132, 256>>>(out, iters); }));
+  printf("wave_barrier %.4f\n", time_ms([&] { loop<4><<<132, 256>>>(out, iters); }));
   printf("divergent16_1024blocks %.4f\n", time_ms([&] { divergent16<<<1024, dim3(16, 16)>>>(out); }));
   printf("divergent64_132blocks %.4f\n", time_ms([&] { divergent64<<<132, 64>>>(out); }));
   printf("mfma32x32x16_x256_512threads %.4f\n", time_ms([&] { matrix<<<132, 512>>>(out, 256); }));

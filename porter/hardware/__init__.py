@@ -105,6 +105,10 @@ class Device(BaseModel):
     vendor: Literal["amd", "nvidia"]
     # How Ray labels a node with this GPU (its `accelerator_type`); porter.cluster asks for it.
     ray_accelerator_type: str = ""
+    # AMD targets: the NVIDIA compute capability (as sm_XY: 70 for sm_70) whose CUDA C++ device
+    # features HIP offers on this target, so a port decides `#if __CUDA_ARCH__ >= 700` as a build
+    # for that SM would (HIP016). None on NVIDIA devices, whose compilers define __CUDA_ARCH__.
+    cuda_features_sm: Sourced | None = None
     spec: Spec
     matrix_tflops: dict[str, Sourced] = Field(description="dense matrix-unit peak per dtype; fp32 is the vector rate")
     model: ModelParams

@@ -821,15 +821,70 @@ def main(tool: str, root: str, args: list[str]) -> int:
         return subprocess.call(cmd)
     with tempfile.TemporaryDirectory(prefix="porter-hipcc-") as tmp:
         for cmd in nvcc_command(args, cfg, Path(tmp)):
+            cmd, made = guarded_command(cmd)
             if os.environ.get("HIPCC_VERBOSE"):
                 print("hipcc-cmd: " + " ".join(cmd), file=sys.stderr)
-            rc = subprocess.call(cmd)
+            try:
+                rc = subprocess.call(cmd)
+            finally:
+                for path in made:
+                    path.unlink(missing_ok=True)
             if rc != 0:
                 return rc
     return 0
 
 
+# Commands whose output names or lists the source itself: left as they are (no guard).
+_NO_GUARD = frozenset({"-E", "-M", "-MM", "-MD", "-MMD", "--preprocess", "--generate-dependencies"})
+# Without -o, nvcc names these outputs after the source: the name is then given explicitly.
+_OUTPUT_SUFFIX = {"-c": ".o", "--compile": ".o", "-ptx": ".ptx", "--ptx": ".ptx", "-cubin": ".cubin",
+                  "--cubin": ".cubin", "-fatbin": ".fatbin", "--fatbin": ".fatbin"}
+
+
+def guarded_command(cmd: list[str]) -> tuple[list[str], list[Path]]:
+    """`cmd` (an nvcc command) with every HIP or C++ source replaced by a copy whose kernels start
+    with hip_on_cuda's exit guard (porter.toolchains.hoc_guard), and the copies to delete after.
+
+    The copy sits beside its source (`.<name>.porter-hoc<pid><ext>`), so `#include "..."`
+    resolves as before; `#line` keeps diagnostics and `__FILE__` on the source. A compile without
+    `-o` gets the output name nvcc would have given the source. Kernels the transform cannot
+    instrument are reported on stderr. Left unchanged (no guard, the bounded wait): commands that
+    preprocess or list dependencies, several sources compiled without `-o`, a source whose
+    directory cannot be written.
+    """
+    from porter.toolchains import hoc_guard
+
+    if any(a in _NO_GUARD for a in cmd):
+        return cmd, []
+    sources = [i + 1 for i in _inputs(cmd[1:]) if _kind_of(cmd[i + 1]) in ("hip", "cxx") and Path(cmd[i + 1]).is_file()]
+    mode = next((a for a in cmd if a in _OUTPUT_SUFFIX), None)
+    named = "-o" in cmd or "--output-file" in cmd or any(a.startswith("--output-file=") for a in cmd)
+    if mode and not named and len(sources) > 1:
+        print("porter hip-on-cuda: several sources compiled without -o: compiled without the exit guard",
+              file=sys.stderr)
+        return cmd, []
+    out, made = list(cmd), []
+    for i in sources:
+        src = Path(cmd[i])
+        result = hoc_guard.instrument(src.read_bytes(), cmd[i])
+        sys.stderr.write(hoc_guard.report(result, cmd[i]))
+        if not result.kernels:
+            continue
+        copy = src.with_name(f".{src.stem}.porter-hoc{os.getpid()}{src.suffix}")
+        try:
+            copy.write_bytes(result.text)
+        except OSError:
+            print(f"porter hip-on-cuda: {src}: cannot write beside it; compiled without the exit guard",
+                  file=sys.stderr)
+            continue
+        made.append(copy)
+        out[i] = str(copy)
+        if mode and not named:
+            out += ["-o", src.with_suffix(_OUTPUT_SUFFIX[mode]).name]
+    return out, made
+
+
 __all__ = [
-    "HIP_CLANG_SEMANTICS", "HipccConfig", "Kind", "clang_command", "hip_on_cuda_dir", "hip_on_cuda_flags", "hipcc_env",
+    "HIP_CLANG_SEMANTICS", "HipccConfig", "Kind", "clang_command", "guarded_command", "hip_on_cuda_dir", "hip_on_cuda_flags", "hipcc_env",
     "hipcc_root", "hipconfig", "main", "nvcc_command", "run_build",
 ]

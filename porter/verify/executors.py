@@ -5,7 +5,8 @@ One interface, three implementations, chosen by name (`EXECUTORS`):
 - `cuda`: nvcc builds the driver as CUDA against the original unit (the reference).
 - `hip-on-cuda`: nvcc builds the driver as HIP against the port, with porter's hip_on_cuda
   headers first on the include path, so a HIP port runs on an NVIDIA GPU with AMD wave64
-  semantics; `.hip` files are compiled as CUDA (-x cu).
+  semantics; `.hip` files are compiled as CUDA (-x cu); the unit's kernels start with the
+  emulation's exit guard, as porter's hip-on-cuda hipcc compiles them (`guard_driver`).
 - `rocm`: hipcc (or amdclang++) from ROCm builds the port for gfx950 (or gfx942) to run on
   an AMD GPU.
 
@@ -17,6 +18,7 @@ A build is `porter.state.BuildResult` (a failed compile is data); a missing comp
 
 from __future__ import annotations
 
+import os
 import re
 import statistics
 from abc import ABC, abstractmethod
@@ -180,6 +182,62 @@ class HipOnCudaExecutor(CudaExecutor):
     def api_flags(self) -> list[str]:
         # PORTER_GPU_API_HIP selects the driver's HIP names; nvcc defines no HIP macro itself.
         return ["-DPORTER_GPU_API_HIP", *hip_on_cuda_flags(hip_on_cuda_dir())]
+
+    def build(self, unit_dir: Path, driver: Path, workdir: Path) -> BuildResult:
+        """As the CUDA build, with every kernel of the unit starting with hip_on_cuda's exit guard
+        (`guard_driver`), as porter's hip-on-cuda hipcc builds a port; the guarded copies are
+        removed after the build, kernels the transform could not instrument are named in stderr."""
+        compiler = self.find_compiler()
+        guarded, made, notes = guard_driver(unit_dir.resolve(), driver.resolve())
+        try:
+            workdir.mkdir(parents=True, exist_ok=True)
+            binary = workdir.resolve() / "driver"
+            cmd = self.build_command(compiler, unit_dir.resolve(), guarded, binary)
+            result = process.build_result(self.toolchain, process.run(cmd, workdir, timeout=BUILD_TIMEOUT_S), [binary])
+        finally:
+            for path in made:
+                path.unlink(missing_ok=True)
+        return result.model_copy(update={"stderr": notes + result.stderr}) if notes else result
+
+
+_QUOTED_INCLUDE = re.compile(r'^(\s*#\s*include\s*")([^"]+)(")', re.M)
+
+
+def guard_driver(unit_dir: Path, driver: Path) -> tuple[Path, list[Path], str]:
+    """A copy of `driver` whose quoted includes of files under `unit_dir` that define kernels name
+    copies of them with hip_on_cuda's exit guard in every kernel (porter.toolchains.hoc_guard),
+    written beside the originals so that their own includes resolve as before.
+
+    Returns the driver to build, the files written (to delete after the build), and the
+    transform's "not instrumented" lines. The driver is returned unchanged when no unit file
+    defines a kernel.
+    """
+    from porter.toolchains import hoc_guard
+
+    text = driver.read_text()
+    made: list[Path] = []
+    notes = []
+
+    def swap(m: re.Match[str]) -> str:
+        src = unit_dir / m[2]
+        if not src.is_file() or src.suffix not in (".cu", ".hip", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp"):
+            return m[0]
+        result = hoc_guard.instrument(src.read_bytes(), str(src))
+        notes.append(hoc_guard.report(result, str(src)))
+        if not result.kernels:
+            return m[0]
+        copy = src.with_name(f".{src.stem}.porter-hoc{os.getpid()}{src.suffix}")
+        copy.write_bytes(result.text)
+        made.append(copy)
+        return m[1] + str(Path(m[2]).with_name(copy.name)) + m[3]
+
+    new = _QUOTED_INCLUDE.sub(swap, text)
+    if not made:
+        return driver, [], "".join(notes)
+    out = driver.with_name(f"{driver.stem}.guarded{driver.suffix}")
+    out.write_text(new)
+    made.append(out)
+    return out, made, "".join(notes)
 
 
 class RocmExecutor(Executor):

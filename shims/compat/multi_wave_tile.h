@@ -37,7 +37,8 @@
 //
 // porter::reduce on any other group (a HIP thread_block_tile or coalesced_group, e.g. through a
 // helper templated on the group that is also called with a multi-wave tile) is WAVE009's shuffle
-// tree: shfl_down over the group's size, broadcast from its rank 0.
+// tree: shfl_down over the group's size (rounded up to a power of two, combining only ranks that
+// exist), broadcast from its rank 0.
 // plus, less, greater, bit_and, bit_or, bit_xor are CUDA's cg functors (less and greater return
 // the smaller / larger operand); HIP has none.
 // A partial is at most 16 bytes (static_assert): the reduced types are scalars.
@@ -218,9 +219,17 @@ __device__ T reduce(const multi_wave_tile<N>& tile, T v, Op op) {
 }
 
 // cg::reduce over any other group: WAVE009's shuffle tree, broadcast from rank 0.
+// Any size: the tree starts at the size rounded up to a power of two and a rank combines only
+// ranks that exist (a coalesced or labeled group of 5 threads).
 template <class Group, class T, class Op>
 __device__ T reduce(const Group& g, T v, Op op) {
-  for (unsigned o = g.size() / 2; o > 0; o /= 2) v = op(v, g.shfl_down(v, o));
+  const unsigned n = g.size();
+  unsigned o = 1;
+  while (o < n) o *= 2;
+  for (o /= 2; o > 0; o /= 2) {
+    const T t = g.shfl_down(v, o);
+    if (g.thread_rank() + o < n) v = op(v, t);
+  }
   return g.shfl(v, 0);
 }
 

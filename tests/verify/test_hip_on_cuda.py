@@ -8,6 +8,7 @@ fixtures needs an NVIDIA GPU: fixtures/hip_on_cuda/run.sh.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -20,7 +21,7 @@ INCLUDE = ROOT / "shims" / "hip_on_cuda"
 OPTS = INCLUDE / "nvcc.opts"
 FIXTURES = ROOT / "fixtures" / "hip_on_cuda"
 FIXTURE_NAMES = ("wave32_reduce", "wave64_reduce", "ballot_popc", "mfma", "split_wave", "late_half", "cub_wave32",
-                 "coalesced_group", "multi_wave_tile")
+                 "coalesced_group", "multi_wave_tile", "labeled_partition")
 # Fixtures that need the CUDA libraries' headers (cuBLAS & co.: the nvidia-* wheels' nvidia/cu13).
 LIB_FIXTURE_NAMES = ("libraries",)
 MASK_MESSAGE = "The mask must be a 64-bit integer"
@@ -424,9 +425,12 @@ def test_mfma_port_pairs_its_warps_without_a_counted_barrier(project: str, tmp_p
     text = ptx.read_text()
     assert "mfma" in text or "porter_hoc" in text  # the emulated helpers are in this unit
     assert not COUNTED_BARRIER.findall(text), COUNTED_BARRIER.findall(text)[:3]
-    # the bounded wait (%globaltimer), the fenced store/load handshake of the absent bit
-    # (fence.sc.cta, the Dekker fence), and the trap of a warp found alive after it was presumed exited
-    assert "%globaltimer" in text and "fence.sc.cta" in text and "trap;" in text
+    # the bounded wait (%globaltimer), the arrival by atomic exchange and the giving-up by
+    # compare-and-swap of the partner's word (no Dekker fence), and the trap of a warp found
+    # alive after it was presumed exited
+    assert "%globaltimer" in text and "trap;" in text
+    assert "atom.release.cta.shared.exch.b64" in text and "atom.acq_rel.cta.shared.cas.b64" in text
+    assert "fence.sc" not in text
 
 
 def test_counted_barrier_pattern() -> None:
@@ -627,3 +631,21 @@ def test_control_list_names_programs_only() -> None:
     assert all(p.path.split("/")[0] in {"HIP-Basic", "Applications", "Libraries"} for p in programs)
     assert all(p.skip for p in programs if p.path.endswith(("module_api", "hello_world_cuda")))
     assert {lib for p in programs for lib in p.libs} <= set(mod.LIB_NAMES)
+
+
+CPU_WARPS = Path(__file__).resolve().parent / "cpu_warps"
+
+
+def test_partitions_on_a_cpu_model_of_warps(tmp_path: Path) -> None:
+    """The emulation's binary_partition and coalesced_threads() on a CPU model of NVIDIA warps whose
+    __activemask() names the caller alone (tests/verify/cpu_warps): a group's lanes must be brought
+    together by the shim. Before 2026-12-01's fix the shim read __activemask() after a branch and
+    binary_partition<32>.size came out 1 here (9 for 11 lanes on the H200)."""
+    cxx = shutil.which("g++") or shutil.which("c++")
+    assert cxx, "a C++20 host compiler (nvcc needs one too)"
+    exe = tmp_path / "partitions"
+    build = subprocess.run([cxx, "-std=c++20", "-O1", "-pthread", f"-I{CPU_WARPS}", f"-I{INCLUDE}", "-x", "c++",
+                            str(CPU_WARPS / "partitions.hip.cu"), "-o", str(exe)], capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stderr
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and run.stdout.startswith("PASS partitions"), run.stdout[-2000:] + run.stderr[-2000:]

@@ -13,10 +13,12 @@ Before:
     float s = cg::reduce(tile, v, cg::plus<float>());
 After:
     // <cooperative_groups/reduce.h>: HIP has no such header; cg::reduce is expanded in place (WAVE009)
-    float s = [&] { auto porter_v = (v); for (unsigned porter_o = (tile).size() / 2; porter_o > 0; porter_o /= 2) { auto porter_t = (tile).shfl_down(porter_v, porter_o); porter_v = porter_v + porter_t; } return (tile).shfl(porter_v, 0); }();
+    float s = [&] { auto porter_v = (v); const unsigned porter_n = (tile).size(); unsigned porter_o = 1; while (porter_o < porter_n) porter_o *= 2; for (porter_o /= 2; porter_o > 0; porter_o /= 2) { auto porter_t = (tile).shfl_down(porter_v, porter_o); if ((tile).thread_rank() + porter_o < porter_n) porter_v = porter_v + porter_t; } return (tile).shfl(porter_v, 0); }();
 
-Fix safety: safe. cg::reduce becomes a shuffle tree over the tile's own size, broadcast from its
-    first thread, which is what cg::reduce returns to every thread of the group; the scans become a
+Fix safety: safe. cg::reduce becomes a shuffle tree over the group's size rounded up to a power
+    of two, each rank combining only ranks that exist (a coalesced or labeled group may hold any
+    number of threads), broadcast from its first thread, which is what cg::reduce returns to every
+    thread of the group; the scans become a
     Hillis-Steele scan with shfl_up over the tile (exclusive_scan shifted by one rank; rank 0 gets
     a value-initialised result, the identity of plus, bit_or and bit_xor). cg::plus, less, greater,
     bit_and, bit_or, bit_xor, written `op<T>()` or `op<T>{}`, become the expression; any other
@@ -77,10 +79,17 @@ def cg_reduce(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         combine = named or "porter_op(porter_v, porter_t)"
         lower_first = named or "porter_op(porter_t, porter_v)"
         if kind == "reduce":
-            text = (f"[&] {{ {setup}auto porter_v = ({value}); for (unsigned porter_o = ({group}).size() / 2; "
-                    f"porter_o > 0; porter_o /= 2) {{ auto porter_t = ({group}).shfl_down(porter_v, porter_o); "
-                    f"porter_v = {combine}; }} return ({group}).shfl(porter_v, 0); }}()")
-            how = "a shuffle tree over the tile, broadcast from its first thread"
+            # The group's size rounded up to a power of two, each rank combining only ranks that
+            # exist: a coalesced or labeled group may hold any number of threads (5 of them: a tree
+            # from size / 2 = 2 never reaches rank 4 from rank 0, and a rank past the end reads its
+            # own value back, which plus would count twice).
+            text = (f"[&] {{ {setup}auto porter_v = ({value}); const unsigned porter_n = ({group}).size(); "
+                    f"unsigned porter_o = 1; while (porter_o < porter_n) porter_o *= 2; "
+                    f"for (porter_o /= 2; porter_o > 0; porter_o /= 2) {{ "
+                    f"auto porter_t = ({group}).shfl_down(porter_v, porter_o); "
+                    f"if (({group}).thread_rank() + porter_o < porter_n) porter_v = {combine}; }} "
+                    f"return ({group}).shfl(porter_v, 0); }}()")
+            how = "a shuffle tree over the group, broadcast from its first thread"
         else:
             text = (f"[&] {{ {setup}auto porter_v = ({value}); for (unsigned porter_o = 1; porter_o < ({group}).size(); "
                     f"porter_o *= 2) {{ auto porter_t = ({group}).shfl_up(porter_v, porter_o); "

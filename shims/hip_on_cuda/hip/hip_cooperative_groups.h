@@ -43,9 +43,10 @@
  * the caller's 32-lane half (its NVIDIA warp) moves data with CUDA's warp primitives and waits
  * for nobody; a group with members in both halves uses the wave collectives of
  * porter_hoc/wave.h, under its contract (both halves' members call together).
+ * grid_group / this_grid(): thread_rank, size, num_threads, group_dim, is_valid.
  * Not provided (fails to compile, the intended signal): the run-time
- * tiled_partition(g, n), labeled_partition, grid_group / this_grid()
- * (cooperative launch), multi_grid_group, match_any/match_all, cg::reduce (CUDA-only; porter
+ * tiled_partition(g, n), labeled_partition (CUDA-only; porter's is porter::labeled_partition,
+ * HIP017), grid_group::sync() (cooperative launch), multi_grid_group, match_any/match_all, cg::reduce (CUDA-only; porter
  * expands it, WAVE009), memcpy_async.
  */
 #pragma once
@@ -283,7 +284,19 @@ class thread_group {
   unsigned tile_;  // 0: the whole block; else the tile size
 };
 
-/* The lanes of the caller's wave that are active at the call, as a group (see the top). */
+/* The lanes of the caller's wave that are active at the call, as a group (see the top).
+ *
+ * NVIDIA's independent thread scheduling does not reconverge a warp after a branch by itself:
+ * lanes that left an `if` at different times reach the next collective apart, and
+ * __activemask() there names only those that arrived together (on AMD the wave runs in
+ * lockstep and EXEC is whole again). So every member first reconverges the group's live lanes
+ * of the caller's warp (a __ballot_sync over the members that exist, which exited lanes do not
+ * block, then __syncwarp) before it moves data: the members call their group's collectives
+ * together (CUDA's and HIP's rule), and only they, so a group of a labeled or binary partition
+ * whose loop ends earlier than its neighbour's (a reduction over its own size) waits for nobody
+ * outside it. binary_partition reconverges the parent's members (a tile: its lanes that exist).
+ * The H200 run of 2026-12-01 (coalesced_group fixture) read __activemask() instead:
+ * binary_partition<32>.size 9 where 11 lanes took the side. */
 class coalesced_group {
  public:
   __device__ unsigned thread_rank() const {
@@ -297,8 +310,9 @@ class coalesced_group {
   __device__ bool is_valid() const { return mask_ != 0ull; }
 
   __device__ void sync() const {
-    if (in_one_half()) porter_hoc_cuda_syncwarp(half_bits() & porter_hoc_cuda_activemask());
-    else ::porter_hoc::wave_sync();
+    const unsigned live = converge();
+    if (!in_one_half()) ::porter_hoc::wave_sync();
+    else porter_hoc_cuda_syncwarp(live);
   }
   template <class T>
   __device__ T shfl(T var, int src_rank) const {
@@ -337,30 +351,44 @@ class coalesced_group {
   template <unsigned int S, class P>
   friend __device__ coalesced_group binary_partition(const thread_block_tile<S, P>&, bool);
 
-  __device__ bool in_one_half() const {
-    const unsigned long long half = (::porter_hoc::lane_id() < 32u) ? 0x00000000ffffffffull : 0xffffffff00000000ull;
-    return (mask_ & ~half) == 0ull;
+  __device__ static unsigned long long half_of_caller() {
+    return (::porter_hoc::lane_id() < 32u) ? 0x00000000ffffffffull : 0xffffffff00000000ull;
   }
-  /* The members of the caller's half, as a mask of its NVIDIA warp's lanes. */
+  __device__ bool in_one_half() const { return (mask_ & ~half_of_caller()) == 0ull; }
+  /* The members of the caller's warp that exist, as a mask of its NVIDIA warp's lanes. */
   __device__ unsigned half_bits() const {
-    return static_cast<unsigned>(::porter_hoc::lane_id() < 32u ? mask_ : (mask_ >> 32));
+    const unsigned mine = static_cast<unsigned>(::porter_hoc::lane_id() < 32u ? mask_ : (mask_ >> 32));
+    return mine & ::porter_hoc::cg::warp_tile<32>::lanes();
+  }
+  /* Reconverges the live members of the caller's warp; returns them (warp lane bits). */
+  __device__ unsigned converge() const {
+    const unsigned live = porter_hoc_cuda_ballot_sync(half_bits(), 1);
+    porter_hoc_cuda_syncwarp(live);
+    return live;
   }
   __device__ unsigned nth_member(unsigned r) const {
     unsigned long long m = mask_;
     for (unsigned i = 0; i < r && m; ++i) m &= m - 1ull;
     return m ? static_cast<unsigned>(__ffsll(m) - 1) : ::porter_hoc::lane_id();
   }
-  /* var of wave lane `src` (a member, or the caller itself). */
+  /* var of wave lane `src` (a member, or the caller itself); 0 from a lane that is not live. */
   template <class T>
   __device__ T read(T var, unsigned src) const {
-    return in_one_half() ? ::porter_hoc::shfl(var, static_cast<int>(src), 32)
-                         : ::porter_hoc::shfl(var, static_cast<int>(src), 64);
+    const unsigned live = converge();
+    if (!in_one_half()) return ::porter_hoc::shfl(var, static_cast<int>(src), 64);
+    const unsigned long long bits = ::porter_hoc::to_bits(var);
+    const int s32 = static_cast<int>(src % 32u);
+    unsigned long long got = porter_hoc_cuda_shfl_sync(live, static_cast<unsigned>(bits), s32, 32);
+    if (sizeof(T) > 4)
+      got |= static_cast<unsigned long long>(porter_hoc_cuda_shfl_sync(live, static_cast<unsigned>(bits >> 32), s32, 32)) << 32;
+    if (src == ::porter_hoc::lane_id()) return var;
+    return ((live >> s32) & 1u) ? ::porter_hoc::from_bits<T>(got) : ::porter_hoc::from_bits<T>(0ull);
   }
-  /* The wave ballot over the group's lanes (bit i = lane i). */
+  /* The wave ballot over the live members (bit i = lane i). */
   __device__ unsigned long long wave_ballot(int pred) const {
+    const unsigned live = converge();
     if (!in_one_half()) return ::porter_hoc::ballot(pred);
-    // the members that run (a tile's lanes past the end of a partial block do not exist)
-    const unsigned long long mine = porter_hoc_cuda_ballot_sync(half_bits() & porter_hoc_cuda_activemask(), pred);
+    const unsigned long long mine = porter_hoc_cuda_ballot_sync(live, pred);
     return ::porter_hoc::lane_id() < 32u ? mine : (mine << 32);
   }
 
@@ -368,20 +396,49 @@ class coalesced_group {
 };
 
 /* The wave's active lanes (AMD: EXEC) at the call. */
-__device__ inline coalesced_group coalesced_threads() { return coalesced_group(::porter_hoc::activemask()); }
+__device__ inline coalesced_group coalesced_threads() {
+  return coalesced_group(::porter_hoc::activemask());
+}
 
-/* ROCm 6.3: the members whose pred equals the caller's. */
+/* ROCm 6.3: the members whose pred equals the caller's. Every member of g calls. */
 __device__ inline coalesced_group binary_partition(const coalesced_group& g, bool pred) {
   const unsigned long long taken = g.wave_ballot(pred) & g.mask_;
   return coalesced_group(pred ? taken : (g.mask_ ^ taken));
 }
+/* ROCm 6.3 splits the tile's aligned run of lanes (tile.build_mask(), existing or not): the side
+ * of pred false is that run less the lanes whose pred is true. Every lane of the tile calls. */
 template <unsigned int Size, class P>
 __device__ inline coalesced_group binary_partition(const thread_block_tile<Size, P>&, bool pred) {
   const unsigned lane = ::porter_hoc::lane_id();
-  const unsigned long long run = Size >= 64u ? ~0ull : ((1ull << Size) - 1ull);
-  const coalesced_group tile(run << ((lane / Size) * Size));
-  return binary_partition(tile, pred);
+  const unsigned long long run = (Size >= 64u ? ~0ull : ((1ull << Size) - 1ull)) << ((lane / Size) * Size);
+  const coalesced_group tile(run);
+  const unsigned long long taken = tile.wave_ballot(pred) & run;
+  return coalesced_group(pred ? taken : (run ^ taken));
 }
+
+/* The grid of the launch (ROCm 6.3 grid_group): rank and size over every thread of the grid.
+ * sync() is not provided: it needs a cooperative launch (hipLaunchCooperativeKernel), which
+ * this emulation does not make, so a port that calls it fails to compile. */
+class grid_group {
+ public:
+  __device__ unsigned long long thread_rank() const {
+    const unsigned long long block = blockIdx.x + static_cast<unsigned long long>(gridDim.x) *
+                                                      (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
+    return block * ::porter_hoc::cg::block_threads() + ::porter_hoc::cg::block_rank();
+  }
+  __device__ unsigned long long size() const {
+    return static_cast<unsigned long long>(gridDim.x) * gridDim.y * gridDim.z * ::porter_hoc::cg::block_threads();
+  }
+  __device__ unsigned long long num_threads() const { return size(); }
+  __device__ dim3 group_dim() const { return dim3(gridDim.x, gridDim.y, gridDim.z); }
+  __device__ bool is_valid() const { return true; }
+
+ private:
+  __device__ grid_group() {}
+  friend __device__ grid_group this_grid();
+};
+
+__device__ inline grid_group this_grid() { return grid_group(); }
 
 template <class CGTy>
 __device__ inline unsigned group_size(const CGTy& g) { return g.size(); }

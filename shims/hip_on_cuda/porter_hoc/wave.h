@@ -26,37 +26,43 @@
  * "exit"), so a wave one of whose warps returned - on AMD simply a wave with half its lanes
  * inactive, e.g. an edge tile that one warp leaves - would wait forever. Instead each warp
  * counts the barriers it has passed in its arrival word, and waits for the other warp's count
- * to reach its own. Nothing on an NVIDIA GPU tells a warp that another warp has exited, so the
- * wait is bounded: after PORTER_HOC_ABSENT_MS (default 100) of %globaltimer without the other
- * warp arriving, the waiting warp presumes it exited, says so in its own arrival word (an
- * "absent" bit; each warp writes only its own word, with plain stores) and goes on with those
- * 32 lanes inactive - AMD's semantics for exited lanes, and for lanes that branched elsewhere
- * while this collective ran. That costs one wait per such wave and block; later collectives
- * of the warp see its own bit and do not wait. A decision taken in the very instant the
- * partner arrives is undone (both sides fence between their store and their load of the
- * other's word, so at least one sees the other). If the presumed warp was in fact alive, its
- * next collective finds the bit and traps with a message naming the block and the wave: the
- * run fails loudly, never with a silent wrong value and never with a hang. Collectives whose
- * sources all lie in the caller's own warp (segments of <= 32 lanes) do not use the barrier
- * at all, so a 16-lane reduction under `if (threadIdx.y == 0)` never waits.
+ * to reach its own. The wait ends in one of three ways:
+ *   - the partner arrives;
+ *   - the partner has exited: every lane it has has left the kernel. Nothing on an NVIDIA GPU
+ *     tells a warp that another has exited (no special register or instruction reads another
+ *     warp's state; `bar.sync 0` accounts for exited warps only as a barrier of the whole
+ *     CTA), so the kernel tells it: porter's hip-on-cuda hipcc starts every kernel it compiles
+ *     with an exit guard (KernelExit below; porter/toolchains/hoc_guard.py inserts it), whose
+ *     destructor - run on every return path of every lane - sets the lane's bit in its warp's
+ *     exited mask. A waiting warp that finds the partner's mask full goes on with those lanes
+ *     inactive, AMD's semantics for exited lanes, without any clock: sound, and after a few
+ *     spins rather than a fixed wait;
+ *   - neither within PORTER_HOC_ABSENT_MS (default 100) of %globaltimer: a kernel built without
+ *     the guard (plain nvcc, a kernel written by a macro, a kernel in a header), where an exit
+ *     leaves no mark, or a partner that is alive elsewhere (a collective under a branch that
+ *     splits the wave, a half held at __syncthreads). The waiting warp gives the partner up
+ *     and goes on alone; that costs one wait per such wave and block (later collectives of the
+ *     warp see its own "absent" bit and do not wait). If the given-up warp was alive, its next
+ *     arrival finds the mark and traps with a message naming the block and the wave: the run
+ *     fails loudly, never with a silent wrong value and never with a hang.
+ * No fence: the arrival is an atomic exchange of the warp's own word (release), the giving-up
+ * a compare-and-swap of the partner's word; two atomic changes of one word are ordered, so
+ * exactly one of "the partner arrived first" and "the partner was given up first" holds, and
+ * both warps see the same one (arrive_and_wait). Collectives whose sources all lie in the
+ * caller's own warp (segments of <= 32 lanes) do not use the barrier at all, so a 16-lane
+ * reduction under `if (threadIdx.y == 0)` never waits.
  *   Shared memory is not initialised at launch, so an arrival word carries a tag of its block
  *   and launch (%gridid, the launch's number in the context, and the linear block index) and a
  *   word with another tag reads as "no barrier passed yet". Word layout: bits 63..42 %gridid
- *   mod 2^22, 41..10 the block index mod 2^32, 9 the final bit (the absent decision stands),
- *   8 the absent bit, 7..0 the count mod 256 (the two warps of a wave are never more than one
- *   barrier apart).
- *   Why a bounded wait and not a detection of the exited warp: nothing on an NVIDIA GPU tells a
- *   warp that another warp has exited - no special register or instruction reads another warp's
- *   state; `bar.sync 0` accounts for exited warps, but only as a barrier of the whole CTA (the
- *   other waves are not at it); and there is no hook at a thread's return that could leave a
- *   mark (ports are plain HIP: an exit is the end of the kernel function or a `return`). A
- *   shorter bound would turn a slow but live half into a false alarm (the trap above), so the
- *   bound stays; what is avoided is waiting where no partner is needed (below).
- *   Named barriers after the handshake (each warp enters `barrier.sync wave+1, 64` only once it
- *   has seen the other arrive, so no exited warp is waited for) were measured on the H200 and
- *   not kept: slower than the fenced store/load (1.90 against 1.79 ms for 4096 collectives) and
- *   12 more registers, which kept 1024-thread blocks from launching
- *   (docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md).
+ *   mod 2^22, 41..10 the block index mod 2^32, 8 the absent bit (this warp goes on alone: its
+ *   partner exited or was given up), 7 the guarded bit (the kernel has the exit guard, so this
+ *   warp's exited mask is valid), 6 the given-up bit (set by the partner), 5..0 the count mod
+ *   64 (the two warps of a wave are never more than one barrier apart).
+ *   History (docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): until the exit guard, the
+ *   bounded wait was the only way to stop waiting for an exited warp, and the absent decision
+ *   was made race-free with a Dekker fence (fence.sc.cta) on every arrival. Named barriers after
+ *   the handshake were measured and not kept: slower (1.90 against 1.79 ms for 4096
+ *   collectives) and 12 more registers, which kept 1024-thread blocks from launching.
  *
  * Contract (what ported code must satisfy here; violations are undefined: wrong values or a
  * trap with a message)
@@ -66,17 +72,19 @@
  *      bounded wait with the other half inactive (as on AMD); if that half calls a collective
  *      later, it traps. Two halves calling two different collectives at the same time pair up
  *      wrongly (undiagnosed).
- *   2. A warp of the wave that returns entirely is presumed exited at the other warp's next
- *      collective, after the bounded wait. A warp that is alive but spends longer than
- *      PORTER_HOC_ABSENT_MS between two collectives while its partner waits is presumed exited
- *      too, and traps at its next collective: raise the define for such kernels.
+ *   2. A warp of the wave that returns entirely is seen exited at the other warp's next
+ *      collective, at once in a kernel with the exit guard, after the bounded wait in one
+ *      without. A warp that is alive but spends longer than PORTER_HOC_ABSENT_MS between two
+ *      collectives while its partner waits is given up, and traps at its next collective:
+ *      raise the define for such kernels.
  *   3. Wave-synchronous code that communicates through LDS without a barrier, relying on the
  *      wave's lockstep, is not emulated: the two warps are not in lockstep. Use __syncthreads,
  *      or __builtin_amdgcn_wave_barrier / __syncwarp, which map to the wave barrier here.
  *
  * Cost: 8.9 KiB of static shared memory per block in kernels that use a collective (two
  * buffers x 16 waves x 64 lanes x 4 bytes, plus the per-warp words), counted against the 48 KiB
- * static limit and the opt-in maximum of dynamic shared memory. A collective costs one wave
+ * static limit and the opt-in maximum of dynamic shared memory; 384 bytes (the arrival words
+ * and exited masks) in every kernel with the exit guard. A collective costs one wave
  * barrier (two for a 64-bit value); a shuffle whose sources all lie in the caller's 32-lane
  * half (a segment of <= 32 lanes, a lane mask < 32) is CUDA's own warp shuffle and waits for
  * nobody.
@@ -88,6 +96,17 @@
 /* How long a collective waits for the other warp of its wave before presuming it exited. */
 #ifndef PORTER_HOC_ABSENT_MS
 #define PORTER_HOC_ABSENT_MS 100
+#endif
+/* 1: the leader tests the answer of its arriving exchange after the spin instead of before it
+ * (a measurement variant of bench/hip_on_cuda_guard_device.sh; 0, the default, keeps two
+ * registers fewer across the spin). */
+/* Every how many spins (a power of two, <= 64) a waiting warp of a guarded kernel looks at its
+ * partner's exited mask. */
+#ifndef PORTER_HOC_EXIT_CHECK_SPINS
+#define PORTER_HOC_EXIT_CHECK_SPINS 16u
+#endif
+#ifndef PORTER_HOC_LATE_GIVEN_UP_CHECK
+#define PORTER_HOC_LATE_GIVEN_UP_CHECK 0
 #endif
 
 namespace porter_hoc {
@@ -103,8 +122,9 @@ struct WaveScratch {
    * a collective writes one while the partner may still read the other, so one barrier per
    * collective orders everything (see WaveCall). */
   unsigned slot[2][kMaxWaves][kWaveLanes];  // one 32-bit word per lane (64-bit values: two calls)
-  unsigned word[2][kMaxWaves][2];  // one 32-bit word per warp (a warp's ballot, say)
-  unsigned live[2][kMaxWaves][2];  // the live lanes of each warp
+  /* One 64-bit word per warp: its live lanes (bits 0-31) and its 32-bit word (a warp's ballot,
+   * say; bits 32-63), stored by every lane of the warp at once and read in one load. */
+  unsigned long long warp[2][kMaxWaves][2];
 };
 
 __device__ inline WaveScratch& scratch() {
@@ -137,19 +157,25 @@ __device__ inline WavePos wave_pos() {
 
 /* ---- the wave barrier (see "Wave barrier" above) ---- */
 
-constexpr unsigned long long kArrivalCount = 0xffull;    // bits 7..0
-constexpr unsigned long long kArrivalAbsent = 0x100ull;  // bit 8: "I go on without my partner"
-constexpr unsigned long long kArrivalFinal = 0x200ull;   // bit 9: ... and that decision is final
+constexpr unsigned long long kArrivalCount = 0x3full;    // bits 5..0: barriers passed, mod 64
+constexpr unsigned long long kArrivalGivenUp = 0x40ull;  // bit 6: the partner went on without this warp
+constexpr unsigned long long kArrivalGuarded = 0x80ull;  // bit 7: the kernel has the exit guard
+constexpr unsigned long long kArrivalAbsent = 0x100ull;  // bit 8: "I go on without my partner" (final)
 constexpr unsigned long long kArrivalTag = ~0x3ffull;    // bits 63..10
 constexpr unsigned long long kAbsentNs = 1000000ull * PORTER_HOC_ABSENT_MS;
-/* How long a late warp waits for its partner to withdraw an "absent" decision taken in the
- * same instant (see arrive_and_wait): far longer than the few instructions that takes. */
-constexpr unsigned long long kGraceNs = 2000000ull;
 
 /* The arrival words, one per warp, in their own shared variable: the MFMA emulation
  * (porter_hoc/mfma.h) synchronises through them without paying for WaveScratch's buffers. */
 __device__ inline unsigned long long (&arrivals())[kMaxWaves][2] {
   __shared__ unsigned long long words[kMaxWaves][2];
+  return words;
+}
+
+/* The exited lanes of each warp (bit i = lane 32*half+i), written by the exit guard
+ * (KernelExit below) and valid only while the warp's arrival word carries kArrivalGuarded:
+ * shared memory is not initialised, and the guard clears the word before it sets that bit. */
+__device__ inline unsigned (&exits())[kMaxWaves][2] {
+  __shared__ unsigned words[kMaxWaves][2];
   return words;
 }
 
@@ -170,30 +196,55 @@ __device__ inline unsigned long long globaltimer_ns() {
 }
 
 /* Shared-memory accesses of the arrival words with the orderings the protocol needs (PTX
- * memory model, CTA scope). */
+ * memory model, CTA scope). Every change of an arrival word that another warp may race with
+ * is an atomic read-modify-write of that one word, so the races resolve in the word's own
+ * order (coherence) and no fence is needed. */
 __device__ inline unsigned shared_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
-__device__ inline unsigned long long load_relaxed(const unsigned long long* w) {
+__device__ inline unsigned long long ld_relaxed64(unsigned addr) {
   unsigned long long v;
-  asm volatile("ld.relaxed.cta.shared.u64 %0, [%1];" : "=l"(v) : "r"(shared_addr(w)) : "memory");
+  asm volatile("ld.relaxed.cta.shared.u64 %0, [%1];" : "=l"(v) : "r"(addr) : "memory");
   return v;
 }
-__device__ inline unsigned long long load_acquire(const unsigned long long* w) {
+__device__ inline unsigned long long ld_acquire64(unsigned addr) {
   unsigned long long v;
-  asm volatile("ld.acquire.cta.shared.u64 %0, [%1];" : "=l"(v) : "r"(shared_addr(w)) : "memory");
+  asm volatile("ld.acquire.cta.shared.u64 %0, [%1];" : "=l"(v) : "r"(addr) : "memory");
   return v;
 }
-__device__ inline void store_relaxed(unsigned long long* w, unsigned long long v) {
-  asm volatile("st.relaxed.cta.shared.u64 [%0], %1;" ::"r"(shared_addr(w)), "l"(v) : "memory");
+__device__ inline unsigned ld_acquire32(unsigned addr) {
+  unsigned v;
+  asm volatile("ld.acquire.cta.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+  return v;
 }
-__device__ inline void store_release(unsigned long long* w, unsigned long long v) {
-  asm volatile("st.release.cta.shared.u64 [%0], %1;" ::"r"(shared_addr(w)), "l"(v) : "memory");
+__device__ inline void st_relaxed(unsigned addr, unsigned long long v) {
+  asm volatile("st.relaxed.cta.shared.u64 [%0], %1;" ::"r"(addr), "l"(v) : "memory");
 }
-/* The sequentially consistent fence of the Dekker pattern below. */
-__device__ inline void fence_sc() { asm volatile("fence.sc.cta;" ::: "memory"); }
+/* Atomic exchange that releases the calling thread's (and, cumulatively, its warp's) writes. */
+__device__ inline unsigned long long exch_release(unsigned addr, unsigned long long v) {
+  unsigned long long old;
+  asm volatile("atom.release.cta.shared.exch.b64 %0, [%1], %2;" : "=l"(old) : "r"(addr), "l"(v) : "memory");
+  return old;
+}
+__device__ inline unsigned long long cas_acq_rel(unsigned addr, unsigned long long expected,
+                                                 unsigned long long desired) {
+  unsigned long long old;
+  asm volatile("atom.acq_rel.cta.shared.cas.b64 %0, [%1], %2, %3;"
+               : "=l"(old) : "r"(addr), "l"(expected), "l"(desired) : "memory");
+  return old;
+}
+__device__ inline void or_release(unsigned addr, unsigned bits) {
+  asm volatile("red.release.cta.shared.or.b32 [%0], %1;" ::"r"(addr), "r"(bits) : "memory");
+}
+/* __syncwarp over `mask`; the constant full mask when the whole warp takes part. */
+__device__ inline void sync_lanes(unsigned mask) {
+  if (mask == 0xffffffffu)
+    porter_hoc_cuda_syncwarp(0xffffffffu);
+  else
+    porter_hoc_cuda_syncwarp(mask);
+}
 
-/* The calling warp was presumed exited by its partner, but is running: say so and stop. */
+/* The calling warp was given up by its partner (presumed exited), but is running: say so and stop. */
 __device__ __noinline__ inline void presumed_exited_but_alive(unsigned wave, unsigned half) {
   printf("porter hip_on_cuda: block (%u,%u,%u) wave %u: lanes %u-%u reached a wave collective "
          "after lanes %u-%u had waited %u ms for them and gone on as if they had exited. Both "
@@ -212,26 +263,36 @@ __device__ inline unsigned long long count_of(unsigned long long w, unsigned lon
 }
 /* Whether `count` has reached `target` (the two warps are at most one barrier apart). */
 __device__ inline bool reached(unsigned long long count, unsigned long long target) {
-  return static_cast<signed char>(static_cast<unsigned char>(count - target)) >= 0;
+  return ((count - target) & kArrivalCount) < (kArrivalCount + 1ull) / 2ull;
 }
 
 /* Where the calling warp stands before its next barrier, read by every lane from its warp's
  * own arrival word (written only by the warp's leader, before the __syncwarp that ended the
  * warp's previous barrier). */
 struct Arrival {
-  unsigned long long tag;     // this block and launch
-  unsigned long long target;  // the warp's barrier count after the next barrier (mod 256)
-  bool alone;                 // the partner was presumed exited: no more waiting for it
+  unsigned long long tag;  // this block and launch
+  unsigned target;         // the warp's barrier count after the next barrier (mod 64), and
+                           // kArrivalGuarded when the kernel has the exit guard
+  bool alone;              // the partner exited or was given up: no more waiting for it
 };
 
 __device__ inline Arrival arrival_begin(const WavePos& p) {
   Arrival a;
   a.tag = arrival_tag();
-  const unsigned long long seen = load_relaxed(&arrivals()[p.wave][p.half]);
+  const unsigned long long seen = ld_relaxed64(shared_addr(&arrivals()[p.wave][p.half]));
   const bool ours = (seen & kArrivalTag) == a.tag;
-  a.target = ((ours ? (seen & kArrivalCount) : 0ull) + 1ull) & kArrivalCount;
+  const unsigned low = ours ? static_cast<unsigned>(seen) : 0u;
+  a.target = ((low + 1u) & kArrivalCount) | (low & kArrivalGuarded);
   a.alone = ours && (seen & kArrivalAbsent);
   return a;
+}
+
+/* The lanes of the other warp of a two-warp wave that exist. */
+__device__ inline unsigned partner_lanes(const WavePos& p) {
+  const unsigned nthreads = blockDim.x * blockDim.y * blockDim.z;
+  const unsigned in_wave = min(kWaveLanes, nthreads - p.wave * kWaveLanes);
+  const unsigned in_warp = min(32u, in_wave - 32u * (p.half ^ 1u));
+  return in_warp == 32u ? 0xffffffffu : ((1u << in_warp) - 1u);
 }
 
 /* Every live lane of the calling warp: publish the warp's arrival (its leader, after the
@@ -241,76 +302,96 @@ __device__ inline Arrival arrival_begin(const WavePos& p) {
  * Every lane spins on the partner's word with acquire loads (no broadcast from the leader), so
  * a lane that sees the partner's arrival has acquired the partner's writes itself. The final
  * __syncwarp reconverges the warp: lanes leave the spin at different iterations, and the next
- * collective's __activemask() must see the whole warp again (the experiment of the previous
- * session, reverted as 5db1eb2, lacked it and failed ballot_popc and split_wave).
+ * collective's __activemask() must see the whole warp again.
  *
- * Absent partner. Each warp writes only its own word. Only the leader watches the clock: after
- * PORTER_HOC_ABSENT_MS it sets the absent bit in its own word ("I go on without my partner"),
- * fences, and re-reads the partner's word; if the partner did arrive, it clears the bit and
- * pairs, else it adds the final bit, which the other lanes of its warp look for while they
- * spin. The race between that decision and a late arrival is closed Dekker-style: the arriving
- * leader stores its arrival, fences (fence.sc), then loads; the giving-up leader stores its
- * bit, fences, then loads - at least one of the two sees the other. A lane that sees the
- * partner's absent bit waits a short grace for it to be cleared; if it stays, the partner
- * arrived after being given up for exited, and traps with a message. Any disagreement between
- * the two warps therefore ends in that trap, never in silently wrong values or a hang. */
+ * The arrival is an atomic exchange of the leader's own word (release: it publishes the warp's
+ * slots). The partner stops waiting in one of three ways:
+ *   - it arrives (its count reaches ours);
+ *   - in a kernel with the exit guard, all its lanes exit (its exited mask, written by
+ *     KernelExit, covers every lane it has). A lane that sees the mask full re-reads the
+ *     arrival word: each lane's exit releases its earlier writes, so an arrival made before
+ *     the exit is seen then, and every lane of the waiting warp comes to the same answer. No
+ *     clock is involved: an exited warp costs one look at a word;
+ *   - neither within PORTER_HOC_ABSENT_MS (a kernel built without the guard, where an exit
+ *     leaves no mark; or a half that is alive elsewhere): the leader gives the partner up by
+ *     compare-and-swap of the *partner's* word (the value it last read, plus kArrivalGivenUp).
+ *     The swap and the partner's arriving exchange are two atomic changes of one word, so one
+ *     precedes the other: if the swap fails the partner arrived (or changed its word) and the
+ *     leader looks again; if it succeeds, the partner's exchange returns the mark and the
+ *     partner traps with a message instead of pairing. The leader then sets kArrivalAbsent in
+ *     its own word, which its other lanes (and the partner, should it come) read.
+ * So a decision can never be taken on both sides: no silently wrong value, no hang. */
 __device__ inline bool arrive_and_wait(const WavePos& p, unsigned live_mine, const Arrival& a) {
-  unsigned long long* mine = &arrivals()[p.wave][p.half];
-  const unsigned long long* other = &arrivals()[p.wave][p.half ^ 1u];
+  // 32-bit shared-window addresses: fewer registers across the spin than generic pointers.
+  const unsigned mine = shared_addr(&arrivals()[p.wave][p.half]);
+  const unsigned other = shared_addr(&arrivals()[p.wave][p.half ^ 1u]);
   const bool leader = (p.lane % 32u) == static_cast<unsigned>(__ffs(live_mine) - 1);
-  porter_hoc_cuda_syncwarp(live_mine);  // every lane's writes before the leader's arrival
+  const unsigned long long tag = a.tag;
+  const unsigned target = a.target & kArrivalCount;
+  sync_lanes(live_mine);  // every lane's writes before the leader's arrival
   if (a.alone) {
-    if (leader) store_relaxed(mine, a.tag | kArrivalAbsent | kArrivalFinal | a.target);
-    porter_hoc_cuda_syncwarp(live_mine);  // the new count before any lane's next arrival_begin
+    if (leader) st_relaxed(mine, a.tag | kArrivalAbsent | a.target);
+    sync_lanes(live_mine);  // the new count before any lane's next arrival_begin
     return false;
   }
+#if PORTER_HOC_LATE_GIVEN_UP_CHECK
+  // (measurement variant: the exchange's answer is tested after the spin, hiding its latency,
+  // at the price of two registers across the spin)
+  unsigned long long old = 0;
+  if (leader) old = exch_release(mine, a.tag | a.target);
+#else
   if (leader) {
-    store_release(mine, a.tag | a.target);  // releases the warp's writes (cumulative)
-    fence_sc();                             // the arrival before the loads below (Dekker)
+    const unsigned long long old = exch_release(mine, a.tag | a.target);
+    // Given up by the partner (presumed exited) before this warp arrived.
+    if ((old & kArrivalTag) == tag && (old & kArrivalGivenUp)) presumed_exited_but_alive(p.wave, p.half);
   }
+#endif
   bool partner = true;
-  unsigned long long start = 0;
+  unsigned start = 0;  // %globaltimer in units of 1024 ns, mod 2^32 (73 minutes): one register
   unsigned sleep_ns = 0;
   for (unsigned spins = 0;; ++spins) {
-    unsigned long long w = load_acquire(other);
-    if ((w & kArrivalTag) == a.tag && (w & kArrivalAbsent)) {
-      // The partner decided to go on without this warp. If it decided before seeing this
-      // arrival, it will see it on its re-read and clear the bit: wait a grace for that.
-      const unsigned long long t0 = globaltimer_ns();
-      while ((w & kArrivalAbsent) && (w & kArrivalTag) == a.tag && globaltimer_ns() - t0 < kGraceNs)
-        w = load_acquire(other);
-      if ((w & kArrivalTag) == a.tag && (w & kArrivalAbsent)) presumed_exited_but_alive(p.wave, p.half);
-      continue;
+    const unsigned long long w = ld_acquire64(other);
+    const bool ours = (w & kArrivalTag) == tag;
+    if (ours && (w & kArrivalAbsent)) presumed_exited_but_alive(p.wave, p.half);  // it went on alone
+    if (ours && reached(w & kArrivalCount, target)) break;
+    if ((spins & (PORTER_HOC_EXIT_CHECK_SPINS - 1u)) != PORTER_HOC_EXIT_CHECK_SPINS - 1u) continue;
+    if (ours && (w & kArrivalGuarded)) {  // a guarded kernel: has the partner exited?
+      const unsigned lanes = partner_lanes(p);
+      if ((ld_acquire32(shared_addr(&exits()[p.wave][p.half ^ 1u])) & lanes) == lanes) {
+        if (reached(ld_acquire64(other) & kArrivalCount, target)) break;  // it arrived, then exited
+        if (leader) st_relaxed(mine, a.tag | kArrivalAbsent | a.target);
+        partner = false;
+        break;
+      }
     }
-    if (reached(count_of(w, a.tag), a.target)) break;
     if ((spins & 63u) != 63u) continue;
     if (!leader) {
-      const unsigned long long own = load_relaxed(mine);
-      if ((own & kArrivalTag) == a.tag && (own & kArrivalFinal)) {  // the leader gave up
+      const unsigned long long own = ld_relaxed64(mine);
+      if ((own & kArrivalTag) == tag && (own & kArrivalAbsent)) {  // the leader gave up
         partner = false;
         break;
       }
     } else {
-      const unsigned long long now = globaltimer_ns();
-      if (start == 0 || now < start) start = now;  // first look (or the driver set the timer back)
-      if (now - start > kAbsentNs) {
-        store_relaxed(mine, a.tag | kArrivalAbsent | a.target);
-        fence_sc();  // the decision before the re-read (Dekker)
-        const unsigned long long again = load_acquire(other);
-        if ((again & kArrivalTag) == a.tag && !(again & kArrivalAbsent) &&
-            reached(again & kArrivalCount, a.target)) {  // it arrived meanwhile: pair
-          store_relaxed(mine, a.tag | a.target);
+      const unsigned now = static_cast<unsigned>(globaltimer_ns() >> 10) | 1u;  // never 0
+      if (start == 0 || now - start > 0x80000000u) start = now;  // first look (or the timer went back)
+      if (now - start > static_cast<unsigned>(kAbsentNs >> 10)) {
+        // Give the partner up in its own word, as a word of this block (a word of another
+        // block reads as count 0), unless it changed since it was read.
+        if (cas_acq_rel(other, w, (ours ? w : tag) | kArrivalGivenUp) == w) {
+          st_relaxed(mine, a.tag | kArrivalAbsent | a.target);
+          partner = false;
           break;
         }
-        store_relaxed(mine, a.tag | kArrivalAbsent | kArrivalFinal | a.target);
-        partner = false;
-        break;
+        start = 0;  // it changed: look again
       }
     }
     if (sleep_ns) __nanosleep(sleep_ns);
     sleep_ns = sleep_ns == 0 ? 32 : (sleep_ns < 1024 ? sleep_ns * 2 : sleep_ns);
   }
-  porter_hoc_cuda_syncwarp(live_mine);  // reconverge; the leader's word before the next call
+#if PORTER_HOC_LATE_GIVEN_UP_CHECK
+  if (leader && (old & kArrivalTag) == tag && (old & kArrivalGivenUp)) presumed_exited_but_alive(p.wave, p.half);
+#endif
+  sync_lanes(live_mine);  // reconverge; the leader's word before the next call
   return partner;
 }
 
@@ -320,11 +401,62 @@ __device__ inline bool arrive_and_wait(const WavePos& p, unsigned live_mine, con
  * only the __syncwarp. */
 __device__ inline bool wave_barrier(const WavePos& p, unsigned live_mine) {
   if (p.nwarps == 1) {
-    porter_hoc_cuda_syncwarp(live_mine);
+    sync_lanes(live_mine);
     return false;
   }
   return arrive_and_wait(p, live_mine, arrival_begin(p));
 }
+
+/* The exit guard. porter's hip-on-cuda hipcc puts one of these first in the body of every
+ * kernel it compiles (porter/toolchains/hoc_guard.py), so that a warp's exit - the end of the
+ * kernel or any `return`, on every lane - leaves a mark its partner can read: the constructor
+ * clears the warp's exited mask and then sets kArrivalGuarded in its arrival word (in that
+ * order, released), the destructor sets the lane's bit in the mask (released). Every lane of a
+ * block runs the constructor, at the kernel's first statement, where its warp is converged.
+ * Kernels without it (compiled by plain nvcc) fall back on the bounded wait. */
+/* The thread's linear index and the block's size, read anew (volatile): what the guard
+ * computes must not be shared with, and kept in registers for, the kernel's body. */
+__device__ inline unsigned fresh_thread_index(unsigned* nthreads) {
+  unsigned tx, ty, tz, nx, ny, nz;
+  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tx));
+  asm volatile("mov.u32 %0, %%tid.y;" : "=r"(ty));
+  asm volatile("mov.u32 %0, %%tid.z;" : "=r"(tz));
+  asm volatile("mov.u32 %0, %%ntid.x;" : "=r"(nx));
+  asm volatile("mov.u32 %0, %%ntid.y;" : "=r"(ny));
+  asm volatile("mov.u32 %0, %%ntid.z;" : "=r"(nz));
+  if (nthreads) *nthreads = nx * ny * nz;
+  return tx + nx * (ty + ny * tz);
+}
+
+struct KernelExit {
+  __device__ KernelExit() {
+    unsigned n;
+    const unsigned t = fresh_thread_index(&n);
+    const unsigned wave = t / kWaveLanes, half = (t / 32u) & 1u;
+    if (t % 32u == 0u) {
+      exits()[wave][half] = 0u;
+      // A partner that gave this warp up before it started (after PORTER_HOC_ABSENT_MS) left
+      // kArrivalGivenUp here; the or keeps it for the warp's first arrival to find.
+      unsigned long long* w = &arrivals()[wave][half];
+      const unsigned long long tag = arrival_tag();
+      const unsigned long long old = exch_release(shared_addr(w), tag | kArrivalGuarded);
+      if ((old & kArrivalTag) == tag && (old & kArrivalGivenUp)) st_relaxed(shared_addr(w), old | kArrivalGuarded);
+    }
+    const unsigned in_warp = min(32u, n - (t & ~31u));
+    sync_lanes(in_warp == 32u ? 0xffffffffu : (1u << in_warp) - 1u);  // the cleared mask before any exit
+  }
+  __device__ ~KernelExit() {
+    const unsigned t = fresh_thread_index(nullptr);
+    or_release(shared_addr(&exits()[(t / kWaveLanes) % kMaxWaves][(t / 32u) & 1u]), 1u << (t % 32u));
+  }
+  KernelExit(const KernelExit&) = delete;
+  KernelExit& operator=(const KernelExit&) = delete;
+};
+/* Tested by the declarations porter's transform inserts, so that a source which never includes
+ * the HIP headers compiles as it was. */
+#if !defined(PORTER_HOC_PLATFORM_NVIDIA)
+#define PORTER_HOC_EXIT_GUARD 1
+#endif
 
 /* The lanes of the calling warp that execute this collective: CUDA's active mask (the lanes
  * converged here), within the lanes that exist. Lanes that returned, or that are in another
@@ -346,48 +478,51 @@ class WaveCall {
   __device__ unsigned live_mine() const { return live_mine_; }
 
   /* Publishes this lane's 32-bit value and this warp's 32-bit word (the same value in every
-   * lane of the warp), then waits for the whole wave. */
+   * lane of the warp), then waits for the whole wave. Shared-memory round trips: the warp's
+   * own arrival word (the buffer's parity), the stores of slot and warp word, the arrival
+   * exchange, the spin on the partner's word, then one load of both warp words and (value_of)
+   * one of the slot. */
   __device__ void publish(unsigned value, unsigned warp_word = 0) {
     WaveScratch& s = scratch();
     // The buffer of this call's barrier: the parity of the warp's barrier count after it. A
     // one-warp wave always uses 0 (it has no partner, and __syncwarp orders its own accesses).
-    Arrival a = {0ull, 0ull, false};
+    Arrival a = {0ull, 0u, false};
     if (p_.nwarps == 2) a = arrival_begin(p_);
     buf_ = p_.nwarps == 1 ? 0u : static_cast<unsigned>(a.target & 1ull);
     s.slot[buf_][p_.wave][p_.lane] = value;
-    if (p_.lane % 32 == __ffs(live_mine_) - 1) {  // the warp's lowest live lane
-      s.word[buf_][p_.wave][p_.half] = warp_word;
-      s.live[buf_][p_.wave][p_.half] = live_mine_;
-    }
+    // Every lane stores the same word (one store instruction, no leader branch).
+    s.warp[buf_][p_.wave][p_.half] = live_mine_ | (static_cast<unsigned long long>(warp_word) << 32);
     if (p_.nwarps == 1) {
-      porter_hoc_cuda_syncwarp(live_mine_);
+      sync_lanes(live_mine_);
       partner_ = false;
     } else {
       partner_ = arrive_and_wait(p_, live_mine_, a);
     }
-    live64_ = half_word(s.live[buf_], 0) | (static_cast<unsigned long long>(half_word(s.live[buf_], 1)) << 32);
-    words64_ = half_word(s.word[buf_], 0) | (static_cast<unsigned long long>(half_word(s.word[buf_], 1)) << 32);
+    const unsigned long long w0 = half_word(s.warp[buf_], 0), w1 = half_word(s.warp[buf_], 1);
+    live64_ = (w0 & 0xffffffffull) | (w1 << 32);
+    words64_ = (w0 >> 32) | (w1 & ~0xffffffffull);
   }
 
   /* After publish(): live lanes of the wave (bit i = lane i). */
   __device__ unsigned long long live() const { return live64_; }
   /* After publish(): word of half 0 in bits 0-31, of half 1 in bits 32-63 (0 if absent). */
   __device__ unsigned long long words() const { return words64_; }
-  /* After publish(): the value lane `src` (0..63) published; 0 for an inactive lane. */
+  /* After publish(): the value lane `src` (0..63) published; 0 for an inactive lane. The slot
+   * is loaded whatever the lane's liveness, so the load does not wait for the test. */
   __device__ unsigned value_of(unsigned src) const {
     src %= kWaveLanes;
-    if (!((live64_ >> src) & 1ull)) return 0u;
-    return scratch().slot[buf_][p_.wave][src];
+    const unsigned v = scratch().slot[buf_][p_.wave][src];
+    return ((live64_ >> src) & 1ull) ? v : 0u;
   }
 
   /* Ends the call. Nothing to do: the next call writes the other buffer (see above). */
   __device__ void finish() {}
 
  private:
-  /* A half's word: this warp's own, the partner's when it took part, else 0 (absent, or no
-   * second half in a one-warp wave). */
-  __device__ unsigned half_word(const unsigned (&arr)[kMaxWaves][2], unsigned h) const {
-    return h == p_.half || partner_ ? arr[p_.wave][h] : 0u;
+  /* A half's warp word: this warp's own, the partner's when it took part, else 0 (absent, or
+   * no second half in a one-warp wave). */
+  __device__ unsigned long long half_word(const unsigned long long (&arr)[kMaxWaves][2], unsigned h) const {
+    return h == p_.half || partner_ ? arr[p_.wave][h] : 0ull;
   }
   WavePos p_;
   unsigned live_mine_;

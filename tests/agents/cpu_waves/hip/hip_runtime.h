@@ -106,6 +106,9 @@ void __hip_atomic_store(T* p, U v, int order, int) { __atomic_store_n(p, static_
 template <class T, class U>
 T __hip_atomic_fetch_add(T* p, U v, int order, int) { return __atomic_fetch_add(p, static_cast<T>(v), order); }
 
+template <class T, class U>
+T atomicAdd(T* p, U v) { return __atomic_fetch_add(p, static_cast<T>(v), __ATOMIC_SEQ_CST); }
+
 // HIP's shuffles: lanes are grouped in segments of `width`; a source outside the caller's segment
 // (down/up) gives the caller's own value.
 template <class T>
