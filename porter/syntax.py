@@ -356,7 +356,10 @@ def _START_END(edit: tuple[int, int, str]) -> tuple[int, int]:
 # files in turn (all of them, then all again), where an LRU cache would keep none: a tree is kept
 # while the kept sources stay under this budget, and dropped when it is taken. The edits are
 # applied (to the bytes, then to a copy of the tree) only when a later pass takes it.
+# A patch of more edits than KEEP_EDITS (the translator renames a CUDA file's every runtime call) leaves
+# little of the tree for tree-sitter to reuse: such a tree is not kept, the next pass parses afresh.
 KEEP_BYTES = 2 << 20
+KEEP_EDITS = 32
 _KEPT: dict[str, _Kept] = {}
 _kept_bytes = 0
 
@@ -369,7 +372,8 @@ def remember(unit: SourceFile, edits: Iterable[tuple[int, int, str]] = ()) -> No
     old = _KEPT.pop(unit.path, None)
     if old is not None:
         _kept_bytes -= len(old.old)
-    if _kept_bytes + len(unit.data) > KEEP_BYTES:
+    edits = tuple(edits)
+    if _kept_bytes + len(unit.data) > KEEP_BYTES or len(edits) > KEEP_EDITS:
         return
     _KEPT[unit.path] = _Kept(unit.data, unit.lang, unit.tree, unit._line_starts, tuple((e[0], e[1], e[2]) for e in edits))
     _kept_bytes += len(unit.data)

@@ -54,6 +54,9 @@ def test_a_kept_tree_is_for_its_bytes_only_and_within_the_budget(monkeypatch) ->
     remember(unit)
     base = kept("k.cu", SOURCE)
     assert base is not None and SourceFile("k.cu", SOURCE, "cuda", base=base).tree is unit.tree
+    monkeypatch.setattr(syntax, "KEEP_EDITS", 2)
+    remember(unit, _edits(SOURCE))  # more edits than KEEP_EDITS: little of the tree would be reused
+    assert not syntax._KEPT
     monkeypatch.setattr(syntax, "KEEP_BYTES", len(SOURCE) - 1)
     remember(unit)
     assert kept("k.cu", SOURCE) is None
