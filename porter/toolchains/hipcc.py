@@ -38,6 +38,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Literal
 
 from porter import hardware
@@ -841,6 +842,25 @@ _OUTPUT_SUFFIX = {"-c": ".o", "--compile": ".o", "-ptx": ".ptx", "--ptx": ".ptx"
                   "--cubin": ".cubin", "-fatbin": ".fatbin", "--fatbin": ".fatbin"}
 
 
+def guard_transform() -> ModuleType | None:
+    """porter.toolchains.hoc_guard, or None (said once on stderr) where tree-sitter is not installed:
+    a GPU machine that runs only porter's light modules still builds, without the exit guard, so a
+    collective whose partner warp exited waits the emulation's bounded time there."""
+    try:
+        from porter.toolchains import hoc_guard
+    except ImportError as e:
+        global _GUARD_MISSING_SAID
+        if not _GUARD_MISSING_SAID:
+            print(f"porter hip-on-cuda: the exit guard needs tree-sitter ({e}): kernels compiled without it",
+                  file=sys.stderr)
+            _GUARD_MISSING_SAID = True
+        return None
+    return hoc_guard
+
+
+_GUARD_MISSING_SAID = False
+
+
 def guarded_command(cmd: list[str]) -> tuple[list[str], list[Path]]:
     """`cmd` (an nvcc command) with every HIP or C++ source replaced by a copy whose kernels start
     with hip_on_cuda's exit guard (porter.toolchains.hoc_guard), and the copies to delete after.
@@ -852,9 +872,10 @@ def guarded_command(cmd: list[str]) -> tuple[list[str], list[Path]]:
     preprocess or list dependencies, several sources compiled without `-o`, a source whose
     directory cannot be written.
     """
-    from porter.toolchains import hoc_guard
-
     if any(a in _NO_GUARD for a in cmd):
+        return cmd, []
+    hoc_guard = guard_transform()
+    if hoc_guard is None:
         return cmd, []
     sources = [i + 1 for i in _inputs(cmd[1:]) if _kind_of(cmd[i + 1]) in ("hip", "cxx") and Path(cmd[i + 1]).is_file()]
     mode = next((a for a in cmd if a in _OUTPUT_SUFFIX), None)
@@ -885,6 +906,6 @@ def guarded_command(cmd: list[str]) -> tuple[list[str], list[Path]]:
 
 
 __all__ = [
-    "HIP_CLANG_SEMANTICS", "HipccConfig", "Kind", "clang_command", "guarded_command", "hip_on_cuda_dir", "hip_on_cuda_flags", "hipcc_env",
+    "HIP_CLANG_SEMANTICS", "HipccConfig", "Kind", "clang_command", "guard_transform", "guarded_command", "hip_on_cuda_dir", "hip_on_cuda_flags", "hipcc_env",
     "hipcc_root", "hipconfig", "main", "nvcc_command", "run_build",
 ]

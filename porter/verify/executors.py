@@ -212,8 +212,11 @@ def guard_driver(unit_dir: Path, driver: Path) -> tuple[Path, list[Path], str]:
     transform's "not instrumented" lines. The driver is returned unchanged when no unit file
     defines a kernel.
     """
-    from porter.toolchains import hoc_guard
+    from porter.toolchains.hipcc import guard_transform
 
+    hoc_guard = guard_transform()
+    if hoc_guard is None:
+        return driver, [], ""
     text = driver.read_text()
     made: list[Path] = []
     notes = []

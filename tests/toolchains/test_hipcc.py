@@ -6,10 +6,13 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from porter import toolchains
+from porter.toolchains import hipcc
 from porter.toolchains.hipcc import (
     HipccConfig,
     clang_command,
@@ -21,6 +24,7 @@ from porter.toolchains.hipcc import (
     nvcc_command,
     run_build,
 )
+from porter.verify.executors import guard_driver
 
 GFX = HipccConfig(kind="gfx950", arch="gfx950", root="/r", compiler="/c/clang++", include="/ov",
                   device_libs="/r/amdgcn/bitcode")
@@ -291,3 +295,22 @@ def test_hip_on_cuda_root_links_host_objects_against_libamdhip64(tmp_path: Path)
     linked = subprocess.run(["ldd", str(proj / "saxpy")], capture_output=True, text=True,
                             env=hipcc_env(root, os.environ), timeout=60).stdout
     assert "libcudart.so" in linked and "libstdc++" in linked
+
+
+def test_hip_on_cuda_builds_without_the_exit_guard_where_tree_sitter_is_missing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A GPU machine may run porter's light modules only (no tree-sitter): the hip-on-cuda hipcc
+    then compiles the sources as they are and says once that the exit guard is missing."""
+    src = tmp_path / "k.hip"
+    src.write_text("__global__ void k(int *p) { p[0] = 1; }\n")
+    monkeypatch.setitem(sys.modules, "porter.toolchains.hoc_guard", None)  # import raises ImportError
+    monkeypatch.delattr(toolchains, "hoc_guard", raising=False)  # as if it had never been imported
+    monkeypatch.setattr(hipcc, "_GUARD_MISSING_SAID", False)
+    cmd = ["nvcc", "-c", str(src), "-o", str(tmp_path / "k.o")]
+    assert hipcc.guarded_command(cmd) == (cmd, [])
+    assert hipcc.guarded_command(cmd) == (cmd, [])
+    said = capsys.readouterr().err
+    assert said.count("exit guard needs tree-sitter") == 1
+    driver = tmp_path / "driver.cu"
+    driver.write_text('#include "k.hip"\n')
+    assert guard_driver(tmp_path, driver) == (driver, [], "")
