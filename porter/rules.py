@@ -31,7 +31,7 @@ from porter.agent_names import AGENTS
 from porter.pysyntax import PythonFile
 from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
 from porter.symbols import ProjectNames
-from porter.syntax import FileText, SourceFile
+from porter.syntax import FileText, SourceFile, kept, remember
 
 FAMILIES = ("HIP", "WAVE", "LDS", "MFMA", "PTX", "TRI", "BLD", "SHIM")
 RULE_ID = re.compile(rf"^({'|'.join(FAMILIES)})(\d{{3}})$")
@@ -237,6 +237,19 @@ def get(rule_id: str) -> Rule:
     return rules[key]
 
 
+def any_of(words: Iterable[str | bytes]) -> Trigger:
+    """A trigger true when any of `words` occurs anywhere in the file's bytes (code, comment or
+    string alike: a necessary condition of a rule that looks for one of them as a name), one
+    compiled search."""
+    found = re.compile(b"|".join(re.escape(w.encode() if isinstance(w, str) else w)
+                                 for w in sorted(set(words), key=len, reverse=True))).search
+
+    def trigger(data: bytes, ctx: RuleContext) -> bool:
+        return found(data) is not None
+
+    return trigger
+
+
 def triggered(rules: Iterable[Rule], data: bytes, ctx: RuleContext) -> list[Rule]:
     """The rules whose trigger (`Rule.trigger`) holds on `data`; those without one too."""
     return [r for r in rules if r.trigger is None or r.trigger(data, ctx)]
@@ -283,8 +296,7 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
                 detail = f"rewritten by {earlier}" + (f"\n{detail}" if detail else "")
             else:
                 fixed = bool(hit.edits) and taken.add(hit.edits, r.id)
-            line, col = unit.line_col(hit.start)
-            end_line, end_col = unit.line_col(hit.end)
+            line, col, end_line, end_col = unit.span_line_col(hit.start, hit.end)
             # Built without re-validation: every field comes from the registry or the file itself,
             # and a large file yields thousands of these.
             findings.append(_trusted(Finding, {
@@ -432,10 +444,10 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
             done[record.path] = out = _rules_on_file(_FileJob(agent, ctx, stages, headers), (record, hdr_data[record.path]))
             dispatcher.durations.append(cluster.TaskRecord("rules-driver", f"{agent}:{record.path}",
                                                               time.perf_counter() - start))
-        if out.lang == "cuda" and out.complete:
+        if out.lang == "cuda" and out.complete and out.data is not None:
             headers[record.path] = out.data
     rest = [r for r in records if r.path not in done and (lang := rule_lang(r)) is not None and rules_for(agent, lang)]
-    job = _FileJob(agent, ctx, stages, headers, uuid.uuid4().hex)
+    job = _FileJob(agent, ctx, stages, headers, uuid.uuid4().hex, data=False)
     results = dispatcher.map(_rules_on_file, [(r, _read(read, r.path)) for r in rest], resources=cluster.RULES,
                              shared=job, label=lambda item: f"{agent}:{item[0].path}")
     for record, result in zip(rest, results):
@@ -458,9 +470,13 @@ class _FileJob:
     # Rules memoize what they learn on a header (`SourceFile.memo`) in the context they see; a
     # header phase's job has none, so no header's view leaks into a later context.
     token: str = ""
+    # Whether the caller reads each file's bytes after the rules (FileRules.data): the headers'
+    # runs do, as the files that include them see them; the others' patches are applied later.
+    data: bool = True
 
     def __reduce__(self):  # RuleContext.sources holds syntax trees, which do not pickle: the bytes do
-        return (_FileJob, (self.agent, replace(self.ctx, sources={}), self.stages, dict(self.headers), self.token))
+        return (_FileJob, (self.agent, replace(self.ctx, sources={}), self.stages, dict(self.headers), self.token,
+                           self.data))
 
 
 @dataclass(frozen=True)
@@ -470,7 +486,7 @@ class FileRules:
     lang: str | None
     findings: list[Finding]
     patches: list[Patch]
-    data: bytes
+    data: bytes | None  # None where the job does not ask for them (_FileJob.data) and a patch changed them
     complete: bool = True  # False when reading or parsing it failed (contained as a finding)
 
     def __reduce__(self):
@@ -557,22 +573,26 @@ def _rules_on_file(job: _FileJob, item) -> FileRules:
     try:
         if isinstance(data, Exception):
             raise data
-        for batch in _passes(applicable, job.stages):
+        passes = _passes(applicable, job.stages)
+        for i, batch in enumerate(passes):
             batch = triggered(batch, data, ctx)
             if not batch:
                 continue  # no rule of this pass could hit: the file is not parsed for it
             unit: Unit
             if lang == "cuda":
-                unit = SourceFile(record.path, data, lang_for(record.path) or "cpp")
+                # From the tree an earlier pass or agent left of this file, where it has one (syntax.remember).
+                unit = SourceFile(record.path, data, lang_for(record.path) or "cpp", base=kept(record.path, data))
             elif lang == "triton":
                 unit = PythonFile(record.path, data)
             else:
                 unit = TextFile(record.path, data, lang)
             result = run_rules(unit, batch, ctx, agent=job.agent, triggers=False)
             findings.extend(result.findings)
+            if isinstance(unit, SourceFile):
+                remember(unit, result.patch.edits if result.patch else ())
             if result.patch:
                 patches.append(result.patch)
-                data = result.patch.apply_to(data)
+                data = result.patch.apply_to(data) if job.data or i < len(passes) - 1 else None
     except Exception as exc:  # noqa: BLE001 - parsing the file failed: porter's bug, contained
         findings.append(internal_error(record.path, f"{job.agent} (reading and parsing)", exc, agent=job.agent))
         return FileRules(lang, findings, patches, b"" if isinstance(data, Exception) else data, complete=False)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from itertools import accumulate
@@ -130,6 +130,7 @@ class FileText:
         # Where each line starts: the running sum of the line lengths (newline included), in C.
         self._line_starts = [0, *accumulate(map(_PLUS_ONE, map(len, self.data.split(b"\n")[:-1])))]
         self._ascii_lines: dict[int, bool] = {}
+        self._snippets: dict[int, str] = {}  # by line index: a line's findings share its snippet
 
     def line_col(self, offset: int) -> tuple[int, int]:
         """1-based line and character column of a byte offset.
@@ -147,6 +148,14 @@ class FileText:
             return i + 1, offset - start + 1
         return i + 1, len(self.data[start:offset].decode("utf-8", "replace")) + 1
 
+    def span_line_col(self, start: int, end: int) -> tuple[int, int, int, int]:
+        """`line_col` of both ends of a span (start <= end): one search where both lie on one ASCII line."""
+        line, col = self.line_col(start)
+        starts = self._line_starts
+        if start <= end and self._ascii_lines[line - 1] and (line == len(starts) or end < starts[line]):
+            return line, col, line, col + end - start
+        return (line, col, *self.line_col(end))
+
     def line_text(self, line: int) -> str:
         start = self._line_starts[line - 1]
         end = self.data.find(b"\n", start)
@@ -155,11 +164,16 @@ class FileText:
     def snippet(self, offset: int, width: int = SNIPPET_WIDTH) -> str:
         """The line around `offset`, stripped, clipped to about `width` characters (with "...")."""
         i = bisect.bisect_right(self._line_starts, offset) - 1
+        if width == SNIPPET_WIDTH and (known := self._snippets.get(i)) is not None:
+            return known
         start = self._line_starts[i]
         end = self.data.find(b"\n", start)
         end = end if end >= 0 else len(self.data)
         if end - start <= 4 * width:
-            return self.data[start:end].decode("utf-8", "replace").strip()
+            text = self.data[start:end].decode("utf-8", "replace").strip()
+            if width == SNIPPET_WIDTH:
+                self._snippets[i] = text
+            return text
         lo, hi = max(start, offset - width // 2), min(end, offset + width // 2)
         text = self.data[lo:hi].decode("utf-8", "ignore").strip()
         return ("..." if lo > start else "") + text + ("..." if hi < end else "")
@@ -174,12 +188,19 @@ class SourceFile(FileText):
     memo: dict[str, object] = field(default_factory=dict, repr=False)  # derived data rules share
     _non_code_starts: list[int] = field(init=False, repr=False)
     _non_code_ends: list[int] = field(init=False, repr=False)
+    # An earlier tree of this path (`parsed`): the same bytes' tree, used as it is, or one edited
+    # (Tree.edit) to these bytes, which tree-sitter re-parses reusing its unchanged subtrees.
+    base: _Kept | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.lang == "cpp" and CUDA_SYNTAX.search(self.data):
             self.lang = "cuda"  # C++ holding CUDA syntax: see the module docstring
-        self.tree = _parser(self.lang).parse(self.data)
+        base, self.base = self.base, None
+        if base is not None and base.lang == self.lang and base.data == self.data:
+            self.tree = base.tree if not base.edits else _parser(self.lang).parse(self.data, base.edited())
+        else:
+            self.tree = _parser(self.lang).parse(self.data)
         found = QueryCursor(query(self.lang, _NON_CODE)).captures(self.tree.root_node)  # type: ignore[arg-type]
         spans = [(n.start_byte, n.end_byte) for n in found.get("literal", ())]
         for node in found.get("raw", ()):
@@ -275,3 +296,102 @@ class SourceFile(FileText):
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+
+@dataclass
+class _Kept:
+    """A tree kept for the next parse of its path: that of `old` (a file's bytes, with their line
+    starts), and the byte edits (start, end, text) a patch then made of them."""
+
+    old: bytes
+    lang: str
+    tree: Tree
+    line_starts: list[int]
+    edits: tuple[tuple[int, int, str], ...]
+    _data: bytes | None = None
+
+    @property
+    def data(self) -> bytes:
+        """The bytes the edits give (porter.state.Patch.apply_to's order: by start, then end), made when first asked."""
+        if self._data is None:
+            pieces: list[bytes] = []
+            at = 0
+            for start, end, text in sorted(self.edits, key=_START_END):
+                pieces += (self.old[at:start], text.encode())
+                at = end
+            pieces.append(self.old[at:])
+            self._data = b"".join(pieces)
+        return self._data
+
+    def edited(self) -> Tree:
+        """The tree edited (a copy; Tree.edit) to describe `data`, for tree-sitter's incremental parse."""
+        if not self.edits:
+            return self.tree
+        tree = self.tree.copy()
+        starts = self.line_starts
+
+        def point(offset: int) -> tuple[int, int]:
+            i = bisect.bisect_right(starts, offset) - 1
+            return i, offset - starts[i]
+
+        # Backwards through apply_to's order (by start, then end): each edit's start and old end
+        # are then still where they were in the old bytes.
+        for start, end, text in sorted(self.edits, key=_START_END, reverse=True):
+            row, col = point(start)
+            added = text.encode()
+            lines = added.count(b"\n")
+            tail = len(added) - (added.rfind(b"\n") + 1)
+            tree.edit(start_byte=start, old_end_byte=end, new_end_byte=start + len(added), start_point=(row, col),
+                      old_end_point=point(end), new_end_point=(row + lines, tail if lines else col + tail))
+        return tree
+
+
+def _START_END(edit: tuple[int, int, str]) -> tuple[int, int]:
+    return edit[0], edit[1]
+
+
+# Trees kept between one agent's pass over a file and the next one's, by path, in this process
+# (`remember`, `kept`). A tree takes about 35 times its source's bytes, and the agents visit the
+# files in turn (all of them, then all again), where an LRU cache would keep none: a tree is kept
+# while the kept sources stay under this budget, and dropped when it is taken. The edits are
+# applied (to the bytes, then to a copy of the tree) only when a later pass takes it.
+# A patch of more edits than KEEP_EDITS (the translator renames a CUDA file's every runtime call) leaves
+# little of the tree for tree-sitter to reuse: such a tree is not kept, the next pass parses afresh.
+KEEP_BYTES = 2 << 20
+KEEP_EDITS = 32
+_KEPT: dict[str, _Kept] = {}
+_kept_bytes = 0
+
+
+def remember(unit: SourceFile, edits: Iterable[tuple[int, int, str]] = ()) -> None:
+    """Keep `unit`'s tree for the next `kept` of its path: of its bytes, or of the bytes the byte
+    edits of a patch (start, end, text: not overlapping) make of them, which are then re-parsed
+    with tree-sitter's incremental parsing."""
+    global _kept_bytes
+    old = _KEPT.pop(unit.path, None)
+    if old is not None:
+        _kept_bytes -= len(old.old)
+    edits = tuple(edits)
+    if _kept_bytes + len(unit.data) > KEEP_BYTES or len(edits) > KEEP_EDITS:
+        return
+    _KEPT[unit.path] = _Kept(unit.data, unit.lang, unit.tree, unit._line_starts, tuple((e[0], e[1], e[2]) for e in edits))
+    _kept_bytes += len(unit.data)
+
+
+def kept(path: str, data: bytes) -> _Kept | None:
+    """The tree `remember` kept of this path, where it is of these bytes: `SourceFile(..., base=)`
+    then starts from it. The kept tree is taken (the caller remembers the file again when done)."""
+    global _kept_bytes
+    base = _KEPT.pop(path, None)
+    if base is None:
+        return None
+    _kept_bytes -= len(base.old)
+    return base if base.data == data else None
+
+
+def forget() -> None:
+    """Drop every kept tree (a benchmark's timed run starts as a fresh process would)."""
+    global _kept_bytes
+    _KEPT.clear()
+    _kept_bytes = 0

@@ -17,9 +17,9 @@ from importlib import resources
 from porter import cluster
 from porter.llm import asks
 from porter.llm.session import Model
-from porter.rules import RuleContext, rules_for, run_on_files, run_rules
+from porter.rules import RuleContext, rules_for, run_on_files, run_rules, triggered
 from porter.state import AgentOutput, Edit, FileKind, Finding, Patch, PortState, content_hash
-from porter.syntax import SourceFile, lang_for
+from porter.syntax import SourceFile, kept, lang_for
 from porter.workspace import Workspace
 
 AGENT = "shim"
@@ -64,8 +64,11 @@ def shim(state: PortState, ws: Workspace, model: Model | None = None) -> AgentOu
 def _shim_file(ctx: RuleContext, item: tuple[str, bytes]) -> tuple[list[Finding], Patch | None]:
     """The SHIM### rules over one file: their findings, and the include of the compat header it then needs."""
     path, data = item
-    unit = SourceFile(path, data, lang_for(path) or "cpp")
-    hits = run_rules(unit, rules_for(AGENT, "cuda"), ctx, agent=AGENT).findings
+    rules = triggered(rules_for(AGENT, "cuda"), data, ctx)
+    if not rules:
+        return [], None  # no rule's trigger holds: the file is not parsed
+    unit = SourceFile(path, data, lang_for(path) or "cpp", base=kept(path, data))  # from the tree microarch left of it
+    hits = run_rules(unit, rules, ctx, agent=AGENT, triggers=False).findings
     if not hits:
         return [], None
     return hits, _include_patch(unit, ",".join(sorted({f.rule for f in hits})))

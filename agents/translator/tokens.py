@@ -103,7 +103,11 @@ def _worth_a_look(choices: Choices = DEFAULT_CHOICES) -> tuple[frozenset[str], r
     prefixes += [re.escape(prefix) for prefix, _ in SAME_NAME_PREFIXES]
     exact = re.compile("|".join(f"(?:{p})" for p in prefixes))
     starts = _trie_regex({n[:3] for n in names})
-    scanner = re.compile(rf"(?<![A-Za-z0-9_])(?:{starts}|{exact.pattern})[A-Za-z0-9_]*".encode())
+    # `\b` where an identifier starts: every alternative begins with a word character, so it is
+    # the lookbehind `(?<![A-Za-z0-9_])` (bytes: ASCII words), which sre tried a third slower.
+    if not all(re.match(r"[A-Za-z0-9_]", w) for w in [*names, *(p for p, _ in SAME_NAME_PREFIXES)]):
+        raise ValueError("a table name or prefix that does not begin with a word character: `\\b` is not its start")
+    scanner = re.compile(rf"\b(?:{starts}|{exact.pattern})[A-Za-z0-9_]*".encode())
     return names, exact, scanner
 
 

@@ -285,3 +285,46 @@ def test_ballot_returned_as_32_bits_is_widened_once() -> None:
     out, findings = check(src)
     assert [(f.rule, f.fixed) for f in findings if f.rule in ("WAVE004", "WAVE010")] == [("WAVE010", True)]
     assert out.startswith("__device__ unsigned long long votes(bool p)")
+
+
+def test_every_microarch_and_shim_rule_has_a_trigger_that_holds_wherever_it_hits() -> None:
+    # A trigger (porter.rules.Rule.trigger) says where a rule could hit: run without it over every
+    # C/C++/CUDA fixture of every rule, a microarch or shim rule never hits where its trigger is false.
+    from pathlib import Path
+
+    from porter.state import PortOptions
+
+    checked = rules.rules_for("microarch", "cuda") + rules.rules_for("shim", "cuda")
+    assert all(r.trigger is not None for r in checked)
+    root = Path(__file__).resolve().parents[2] / "fixtures" / "rules"
+    suffixes = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp"}
+    hits = set()
+    for path in sorted(p for p in root.rglob("*") if p.suffix in suffixes and p.is_file()):
+        data = path.read_bytes()
+        for options in (PortOptions(), PortOptions(matrix="rocwmma")):
+            ctx = RuleContext(options)
+            unit = SourceFile(path.name, data, lang_for(path.name) or "cuda")
+            for r in checked:
+                if list(r.func(unit, ctx)):
+                    hits.add(r.id)
+                    assert r.trigger(data, ctx), (r.id, str(path))
+    assert len(hits) > 30
+
+
+def test_a_host_file_is_not_parsed_by_the_microarch_agent(monkeypatch) -> None:
+    from porter.state import FileKind, FileRecord
+
+    files = {"host.cpp": b'#include <vector>\n#include "util.h"\nint add(int a, int b) { return a + b; }\n',
+             "k.cu": b"__global__ void k(unsigned* o) { o[threadIdx.x] = __ballot_sync(0xffffffff, 1); }\n"}
+    parsed = []
+
+    class Counted(SourceFile):
+        def __post_init__(self) -> None:
+            parsed.append(self.path)
+            super().__post_init__()
+
+    monkeypatch.setattr(rules, "SourceFile", Counted)
+    found, _ = rules.run_on_files("microarch", [FileRecord(path=p, kind=FileKind.cuda) for p in files],
+                                  files.__getitem__, RuleContext(), rules.stages("microarch"))
+    assert parsed == ["k.cu"]
+    assert found and all(f.location.path == "k.cu" for f in found)

@@ -27,12 +27,13 @@ from collections.abc import Iterator
 
 from porter.kernel_facts import dynamic_sizes, kernels, kib, static_shared_bytes
 from porter.lds import GFX942, GFX950
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Severity
 from porter.syntax import SourceFile
 
 
-@rule(id="LDS001", lang="cuda", severity="error")
+@rule(id="LDS001", lang="cuda", severity="error",
+      trigger=any_of(["__global__"]))
 def shared_budget(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for k in kernels(unit):
         static = static_shared_bytes(unit, k)

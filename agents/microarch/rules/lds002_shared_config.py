@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from porter import cuda_patterns as patterns
 from porter.kernel_facts import MAX_DYNAMIC, SET_ATTRIBUTE, constant
 from porter.lds import GFX942, GFX950
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
 
@@ -76,7 +76,8 @@ def _kernel_pointer(unit: SourceFile, fn: str, a: list) -> tuple[Edit, ...]:
     return (Edit(a[0].start_byte, a[0].end_byte, f"reinterpret_cast<const void*>({target})", "LDS002"),)
 
 
-@rule(id="LDS002", lang="cuda", severity="info", fix="safe")
+@rule(id="LDS002", lang="cuda", severity="info", fix="safe",
+      trigger=any_of(CACHE_CONFIG | BANK_CONFIG | SET_ATTRIBUTE))
 def shared_config(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     names = CACHE_CONFIG | BANK_CONFIG | SET_ATTRIBUTE
     for fn, call in patterns.calls(patterns.views(unit)[0], names):

@@ -36,7 +36,7 @@ from tree_sitter import Node
 from porter import cuda_patterns as patterns
 from porter import lds
 from porter.kernel_facts import Eval, Kernel, SharedArray, block_shape, constant, kernels
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
 
@@ -121,7 +121,8 @@ def _name_of(unit: SourceFile, size: Node, logical: int) -> str:
     return text if patterns.unwrap(size).type != "number_literal" and text.isidentifier() else str(logical)
 
 
-@rule(id=RULE, lang="cuda", severity="warning", fix="safe")
+@rule(id=RULE, lang="cuda", severity="warning", fix="safe",
+      trigger=any_of(["__global__"]))
 def bank_conflicts(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for k in kernels(unit):
         body_text = unit.text(k.fn.child_by_field_name("body"))

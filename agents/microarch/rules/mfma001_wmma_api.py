@@ -51,9 +51,13 @@ _USING = re.compile(rb"\busing\s+namespace\s+nvcuda\s*(::\s*wmma\s*)?;")
 _QUALIFIED = re.compile(rb"\bnvcuda\s*::\s*wmma\b")
 
 
-@rule(id="MFMA001", lang="cuda", severity="error", fix="safe")
+def _trigger(data: bytes, ctx: RuleContext) -> bool:
+    return b"nvcuda" in data or b"mma.h" in data
+
+
+@rule(id="MFMA001", lang="cuda", severity="error", fix="safe", trigger=_trigger)
 def wmma_api(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    if b"nvcuda" not in unit.data and b"mma.h" not in unit.data:
+    if not _trigger(unit.data, ctx):
         return
     matrix = ctx.options.matrix
     blockers = list(mfma.wmma_unsupported(unit))

@@ -23,14 +23,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from porter.agents.microarch import mfma
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
 
 _STATEMENTS = "(expression_statement (gnu_asm_expression)) @s"
 
 
-@rule(id="MFMA003", lang="cuda", severity="error", fix="safe")
+@rule(id="MFMA003", lang="cuda", severity="error", fix="safe",
+      trigger=any_of(["ldmatrix"]))
 def ldmatrix_ptx(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if b"ldmatrix" not in unit.data:
         return

@@ -36,9 +36,13 @@ _FUNCTIONS = "(function_definition declarator: (function_declarator declarator: 
 _CALLS = "(call_expression function: (identifier) @fn)"
 
 
-@rule(id="MFMA004", lang="cuda", severity="info", fix="safe")
+def _trigger(data: bytes, ctx: RuleContext) -> bool:
+    return _TENSOR_CORE.search(data.decode("utf-8", "replace")) is not None
+
+
+@rule(id="MFMA004", lang="cuda", severity="info", fix="safe", trigger=_trigger)
 def warp_lanes_32(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    if not _TENSOR_CORE.search(unit.data.decode("utf-8", "replace")):
+    if not _trigger(unit.data, ctx):
         return
     for function in _tensor_core_functions(unit):
         for expr in unit.captures("(binary_expression) @e", function):

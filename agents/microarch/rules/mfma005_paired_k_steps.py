@@ -82,9 +82,13 @@ class KLoop:
     mma: Node
 
 
-@rule(id="MFMA005", lang="cuda", severity="info", fix="safe")
+def _trigger(data: bytes, ctx: RuleContext) -> bool:
+    return b"mma_sync" in data and b"nvcuda" in data and ctx.options.matrix == "porter"
+
+
+@rule(id="MFMA005", lang="cuda", severity="info", fix="safe", trigger=_trigger)
 def paired_k_steps(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    if b"mma_sync" not in unit.data or b"nvcuda" not in unit.data or ctx.options.matrix != "porter":
+    if not _trigger(unit.data, ctx):
         return
     if next(mfma.wmma_unsupported(unit), None) is not None:
         return

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from porter import cuda_patterns as patterns
 from porter.agents.microarch import ptx_catalog
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.syntax import SourceFile
 
 # PTX mnemonics carry dotted type/state suffixes (mov.u32, shfl.sync.bfly.b32) or name
@@ -35,7 +35,8 @@ _SPLIT = re.compile(r"\\n|\\t|\n|;")
 _STRING = "(string_literal) @s"
 
 
-@rule(id="PTX001", lang="cuda", severity="error")
+@rule(id="PTX001", lang="cuda", severity="error",
+      trigger=any_of(["asm"]))
 def inline_asm(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     catalog = {(b.view.base, b.node.start_byte): b for b in ptx_catalog.blocks(unit)}
     for view in patterns.views(unit):

@@ -22,10 +22,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from porter.agents.microarch import ptx_catalog
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.syntax import SourceFile
 
 
-@rule(id="PTX002", lang="cuda", severity="error", fix="safe")
+@rule(id="PTX002", lang="cuda", severity="error", fix="safe",
+      trigger=any_of(["asm"]))
 def special_registers(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     yield from ptx_catalog.family_hits(unit, "PTX002")

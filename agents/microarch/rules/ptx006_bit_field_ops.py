@@ -24,10 +24,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from porter.agents.microarch import ptx_catalog
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.syntax import SourceFile
 
 
-@rule(id="PTX006", lang="cuda", severity="error", fix="safe")
+@rule(id="PTX006", lang="cuda", severity="error", fix="safe",
+      trigger=any_of(["asm"]))
 def bit_field_ops(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     yield from ptx_catalog.family_hits(unit, "PTX006")

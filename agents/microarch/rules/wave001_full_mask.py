@@ -38,12 +38,13 @@ from collections.abc import Iterator
 from porter import cuda_patterns as patterns
 from porter.agents.microarch import wave_model
 from porter.agents.microarch.wave_sites import is_full32, named_full32
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
 
 
-@rule(id="WAVE001", lang="cuda", severity="error", fix="safe")
+@rule(id="WAVE001", lang="cuda", severity="error", fix="safe",
+      trigger=any_of(patterns.MASKED_SYNC))
 def full_mask(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     yield from wave_model.gate(unit, ctx, _full_mask(unit, ctx))
 

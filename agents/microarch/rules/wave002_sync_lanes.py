@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from porter import cuda_patterns as patterns
 from porter.agents.microarch import wave_model
 from porter.agents.microarch.wave_sites import SHUFFLES, _chain_fix, _loop_fix, _start
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Severity
 from porter.syntax import SourceFile
 
@@ -45,7 +45,8 @@ VOTES = frozenset({"__ballot_sync", "__any_sync", "__all_sync", "__activemask", 
 _ORDINAL = {1: "second", 2: "third", 3: "fourth"}
 
 
-@rule(id="WAVE002", lang="cuda", severity="warning", fix="safe")
+@rule(id="WAVE002", lang="cuda", severity="warning", fix="safe",
+      trigger=any_of([*SHUFFLES, *VOTES]))
 def sync_lanes(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     yield from wave_model.gate(unit, ctx, _sync_lanes(unit, ctx))
 

@@ -44,7 +44,7 @@ import re
 from collections.abc import Iterator
 
 from porter import cuda_patterns as patterns
-from porter.agents.microarch import wave_model
+from porter.agents.microarch import triggers, wave_model
 from porter.agents.microarch.wave_sites import _constant_fix
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
@@ -70,7 +70,8 @@ REWRITE = {"%": ("%", "warpSize"), "&": ("&", "(warpSize - 1)"), "/": ("/", "war
 _PRIMARY_OR_TIGHT = frozenset({"*", "/", "%"})
 
 
-@rule(id="WAVE003", lang="cuda", severity="error", fix="safe")
+@rule(id="WAVE003", lang="cuda", severity="error", fix="safe",
+      trigger=triggers.wave_words)
 def lane_math(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     yield from wave_model.gate(unit, ctx, _lane_math(unit, ctx))
 

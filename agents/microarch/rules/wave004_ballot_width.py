@@ -28,14 +28,15 @@ from collections.abc import Iterator
 from porter import cuda_patterns as patterns
 from porter.agents.microarch import wave_model
 from porter.agents.microarch.wave_sites import DROPS, _narrowing
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
 
 BIT32, SAME_ANSWER, WIDER = patterns.BIT32, patterns.SAME_ANSWER, patterns.WIDER
 
 
-@rule(id="WAVE004", lang="cuda", severity="error", fix="safe")
+@rule(id="WAVE004", lang="cuda", severity="error", fix="safe",
+      trigger=any_of(patterns.BALLOTS))
 def ballot_width(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     yield from wave_model.gate(unit, ctx, _ballot_width(unit, ctx))
 

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from porter import cuda_patterns as patterns
 from porter.agents.microarch import wave_model
 from porter.agents.microarch.wave_sites import _counts_warps, _index_kinds, _sizeof_taken, _warp_size_name
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
 
@@ -41,7 +41,8 @@ WAVE64 = "a CDNA wavefront has 64 lanes"
 DOUBT = "nothing here says whether 32 is the warp size or a tile width"
 
 
-@rule(id="WAVE005", lang="cuda", severity="warning", fix="safe")
+@rule(id="WAVE005", lang="cuda", severity="warning", fix="safe",
+      trigger=any_of(["__shared__"]))
 def warp_shared(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     yield from wave_model.gate(unit, ctx, _warp_shared(unit, ctx))
 

@@ -27,12 +27,13 @@ from collections.abc import Iterator
 from porter import cuda_patterns as patterns
 from porter.agents.microarch import wave_model
 from porter.agents.microarch.wave_sites import every_lane
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
 
 
-@rule(id="WAVE006", lang="cuda", severity="warning", fix="safe")
+@rule(id="WAVE006", lang="cuda", severity="warning", fix="safe",
+      trigger=any_of(patterns.MASKLESS))
 def sync_portability(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     yield from wave_model.gate(unit, ctx, _sync_portability(unit, ctx))
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from porter import cuda_patterns as patterns
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
 
@@ -33,7 +33,8 @@ WAVE_SYNC = ('__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"), __builtin_a
 _SIDE_EFFECTS = "[(call_expression function: (_) @fn) (assignment_expression) @a (update_expression) @u]"
 
 
-@rule(id="WAVE007", lang="cuda", severity="error", fix="safe")
+@rule(id="WAVE007", lang="cuda", severity="error", fix="safe",
+      trigger=any_of(["__syncwarp"]))
 def syncwarp(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for view in patterns.views(unit):
         for _, call in patterns.calls(view, frozenset({"__syncwarp"})):

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from porter import cuda_patterns as patterns
-from porter.agents.microarch import wave_model
+from porter.agents.microarch import triggers, wave_model
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
@@ -33,7 +33,8 @@ WIDER = {"uint32_t": "uint64_t", "int32_t": "int64_t"}
 _CARRIERS = frozenset({"binary_expression", "parenthesized_expression", "unary_expression", "conditional_expression"})
 
 
-@rule(id="WAVE008", lang="cuda", severity="error", fix="safe")
+@rule(id="WAVE008", lang="cuda", severity="error", fix="safe",
+      trigger=lambda data, ctx: b"<<" in data and triggers.wave_words(data, ctx))
 def lane_bit(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     yield from wave_model.gate(unit, ctx, _lane_bit(unit, ctx))
 

@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterator
 
 from porter import cuda_patterns as patterns
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
 
@@ -49,7 +49,8 @@ REDUCE_HEADER = re.compile(rb'#[ \t]*include[ \t]*[<"]cooperative_groups/(reduce
 _CALLS = "(call_expression function: (_) @fn) @call"
 
 
-@rule(id="WAVE009", lang="cuda", severity="error", fix="safe")
+@rule(id="WAVE009", lang="cuda", severity="error", fix="safe",
+      trigger=any_of(["tiled_partition", "reduce", "scan"]))
 def cg_reduce(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     expanded, kept = 0, 0
     for m in unit.matches(_CALLS):

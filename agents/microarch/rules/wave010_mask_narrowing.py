@@ -51,8 +51,8 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from porter import cuda_patterns as patterns
-from porter.agents.microarch import wave_model
-from porter.rules import Hit, RuleContext, rule
+from porter.agents.microarch import triggers, wave_model
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
 
@@ -65,6 +65,7 @@ _SETS = """[(assignment_expression left: (identifier) @name right: (_) @value)
 _RETURNS = "(return_statement (_) @value)"
 _DECLS = "(declaration) @decl"
 _CALLS = "(call_expression function: (identifier) @fn) @call"
+_MASK_WORDS = any_of(patterns.BALLOTS | LANE_MASK_CALLS | {"__lane_id"})
 _LANE_ID = "(call_expression function: (identifier) @fn (#eq? @fn \"__lane_id\"))"
 DROPS = "lanes 32-63 are lost"
 
@@ -72,7 +73,13 @@ Origins = frozenset[str]  # where a mask comes from: "ballot", "lane" (a __lane_
 NONE: Origins = frozenset()
 
 
-@rule(id="WAVE010", lang="cuda", severity="error", fix="safe")
+def _trigger(data: bytes, ctx: RuleContext) -> bool:
+    """A mask comes from a ballot, a lane-mask call or __lane_id here, or from a mask function
+    of an included project header (`_imported`)."""
+    return _MASK_WORDS(data, ctx) or triggers.includes_project_header(data, ctx)
+
+
+@rule(id="WAVE010", lang="cuda", severity="error", fix="safe", trigger=_trigger)
 def mask_narrowing(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     yield from wave_model.gate(unit, ctx, _mask_narrowing(unit, ctx))
 

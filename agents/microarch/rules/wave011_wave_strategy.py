@@ -55,7 +55,7 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from porter import cuda_patterns as patterns
-from porter.agents.microarch import wave_model
+from porter.agents.microarch import triggers, wave_model
 from porter.agents.microarch.wave_sites import every_lane, is_full32
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
@@ -65,7 +65,8 @@ HALF = wave_model.HALF
 _CALLS = "(call_expression function: (identifier) @fn) @call"
 
 
-@rule(id="WAVE011", lang="cuda", severity="info", fix="safe")
+@rule(id="WAVE011", lang="cuda", severity="info", fix="safe",
+      trigger=triggers.wave_model_words)
 def wave_strategy(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     model = wave_model.analyse(unit, ctx)
     for k in model.kernels:

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from porter import hardware
 from porter.kernel_facts import constant
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
 
@@ -47,7 +47,8 @@ def waves_per_eu(threads: int, min_blocks: int) -> tuple[int, str]:
     return n, text
 
 
-@rule(id="WAVE100", lang="cuda", severity="warning", fix="safe")
+@rule(id="WAVE100", lang="cuda", severity="warning", fix="safe",
+      trigger=any_of(["__launch_bounds__"]))
 def launch_bounds(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if unit.lang != "cuda":
         return

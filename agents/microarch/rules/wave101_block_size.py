@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 from porter import hardware
 from porter.kernel_facts import constant, dim3_value, launches
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.syntax import SourceFile
 
 WAVE = hardware.get(hardware.TARGET).wave_size
@@ -35,7 +35,8 @@ def _waste(threads: int) -> str:
             f"({100 * idle / (waves * WAVE):.0f}% of the lanes)")
 
 
-@rule(id="WAVE101", lang="cuda", severity="warning")
+@rule(id="WAVE101", lang="cuda", severity="warning",
+      trigger=any_of(["<<<", "__launch_bounds__"]))
 def block_size(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for launch in launches(unit):
         if len(launch.config) < 2:

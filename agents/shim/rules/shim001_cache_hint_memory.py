@@ -20,14 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.syntax import SourceFile
 
 NAMES = frozenset({"__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv", "__stcs", "__stcg", "__stwb", "__stwt"})
 HEADER = "compat/cache_hint_memory.h"
 
 
-@rule(id="SHIM001", lang="cuda", severity="info")
+@rule(id="SHIM001", lang="cuda", severity="info",
+      trigger=any_of(NAMES))
 def cache_hint_memory(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for start, end, name in unit.identifiers():
         if name in NAMES:

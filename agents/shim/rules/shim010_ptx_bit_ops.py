@@ -18,14 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.syntax import SourceFile
 
 NAMES = frozenset({"__porter_bfe_u32", "__porter_bfe_s32", "__porter_bfi_b32", "__porter_prmt_b32"})
 HEADER = "compat/ptx_bit_ops.h"
 
 
-@rule(id="SHIM010", lang="cuda", severity="info")
+@rule(id="SHIM010", lang="cuda", severity="info",
+      trigger=any_of(NAMES))
 def ptx_bit_ops(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for start, end, name in unit.identifiers():
         if name in NAMES:

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.syntax import SourceFile
 
 NAMES = frozenset({"__porter_globaltimer", "__porter_nanosleep", "__nanosleep"})
 HEADER = "compat/ptx_timers.h"
 
 
-@rule(id="SHIM011", lang="cuda", severity="info")
+@rule(id="SHIM011", lang="cuda", severity="info",
+      trigger=any_of(NAMES))
 def ptx_timers(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for start, end, name in unit.identifiers():
         if name in NAMES:

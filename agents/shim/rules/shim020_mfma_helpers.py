@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.syntax import SourceFile
 
 NAMES = re.compile(rb"(?<![A-Za-z0-9_])(porter_wmma|porter_mfma|porter_mma_m16n8k16_(?:f16|bf16)"
@@ -28,7 +28,8 @@ NAMES = re.compile(rb"(?<![A-Za-z0-9_])(porter_wmma|porter_mfma|porter_mma_m16n8
 HEADER = "compat/mfma_gfx950.h"
 
 
-@rule(id="SHIM020", lang="cuda", severity="info")
+@rule(id="SHIM020", lang="cuda", severity="info",
+      trigger=any_of(["porter_"]))
 def mfma_helpers(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if b"porter_" not in unit.data:
         return

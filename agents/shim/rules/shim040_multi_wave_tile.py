@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.syntax import SourceFile
 
 NAMES = ("tile_scratch", "tiled_partition", "multi_wave_tile", "reduce", "plus", "less", "greater", "bit_and",
@@ -33,7 +33,8 @@ USE = re.compile(rb"\bporter::(" + "|".join(NAMES).encode() + rb")\b")
 HEADER = "compat/multi_wave_tile.h"
 
 
-@rule(id="SHIM040", lang="cuda", severity="info")
+@rule(id="SHIM040", lang="cuda", severity="info",
+      trigger=any_of(["porter::"]))
 def multi_wave_tile(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if b"porter::" not in unit.data:
         return

@@ -19,14 +19,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.syntax import SourceFile
 
 USE = re.compile(rb"\bporter::labeled_partition\b")
 HEADER = "compat/labeled_partition.h"
 
 
-@rule(id="SHIM041", lang="cuda", severity="info")
+@rule(id="SHIM041", lang="cuda", severity="info",
+      trigger=any_of(["porter::labeled_partition"]))
 def labeled_partition(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if b"porter::labeled_partition" not in unit.data:
         return

@@ -72,14 +72,36 @@ def shuffle_calls(unit: SourceFile) -> list[tuple[Node, int]]:
     members: list[tuple[Node, int]] = []
     free: list[tuple[Node, int]] = []
     root = unit.tree.root_node
-    for m in _NAMES.finditer(unit.data):
+    data = unit.data
+    for m in _names(data):
+        name = m.group().decode()
+        if name not in TILE_SHUFFLES and name not in FREE_SHUFFLES:
+            continue
+        paren = _OPEN.match(data, m.end())
+        if paren is not None:
+            # The smallest node over the name and the `(` after it is the call they make, if any:
+            # found in one descent (Node.parent descends from the root again, twice for a member).
+            call = root.descendant_for_byte_range(m.start(), paren.end())
+            if call is None or call.type != "call_expression":
+                continue
+            function = call.child_by_field_name("function")
+            if function is None:
+                continue
+            if function.type == "identifier":
+                if function.start_byte == m.start() and function.end_byte == m.end() and name in FREE_SHUFFLES:
+                    free.append((call, FREE_SHUFFLES[name]))
+            elif function.type == "field_expression" and name in TILE_SHUFFLES:
+                field = function.child_by_field_name("field")
+                if field is not None and field.type == "field_identifier" and field.start_byte == m.start() \
+                        and field.end_byte == m.end():
+                    members.append((call, 0))
+            continue
         node = root.descendant_for_byte_range(m.start(), m.end())
         if node is None or node.start_byte != m.start() or node.end_byte != m.end():
             continue
         parent = node.parent
         if parent is None:
             continue
-        name = m.group().decode()
         if node.type == "field_identifier" and parent.type == "field_expression" and name in TILE_SHUFFLES:
             call = parent.parent
             if (call is not None and call.type == "call_expression" and parent.child_by_field_name("field") == node
@@ -92,6 +114,25 @@ def shuffle_calls(unit: SourceFile) -> list[tuple[Node, int]]:
 
 
 _NAMES = re.compile(rb"(?<![A-Za-z0-9_])(?:__)?shfl\w*")
+_WORD_AT = re.compile(rb"(?:__)?shfl\w*")
+_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _names(data: bytes) -> Iterator[re.Match[bytes]]:
+    """`_NAMES.finditer(data)`, found from each `shfl` by bytes.find: the regex's leading
+    lookbehind made it try every position of the file."""
+    at = data.find(b"shfl")
+    while at >= 0:
+        start = at - 2 if at >= 2 and data[at - 2:at] == b"__" else at
+        m = None
+        if start == 0 or data[start - 1] not in _WORD:
+            m = _WORD_AT.match(data, start)
+        if m is not None:
+            yield m
+            at = data.find(b"shfl", m.end())
+        else:
+            at = data.find(b"shfl", at + 4)
+_OPEN = re.compile(rb"[ \t\r\n]*\(")
 
 
 @rule(id="HIP014", lang="cuda", severity="error", fix="safe", trigger=lambda data, ctx: b"shfl" in data)
@@ -139,6 +180,8 @@ def _structs(unit: SourceFile, ctx: RuleContext) -> dict[str, list[tuple[str, st
     """struct name -> [(member type, member name)] for the structs of this file and its project headers."""
     out: dict[str, list[tuple[str, str]]] = {}
     for src in (*ctx.included(unit), unit):
+        if b"struct" not in src.data and b"class" not in src.data:
+            continue  # STRUCT cannot match: its scan tries every position of the file
         for m in STRUCT.finditer(src.data):
             if not src.is_code(m.start()):
                 continue
