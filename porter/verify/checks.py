@@ -2,7 +2,8 @@
 
 For each `DiscoveredCheck` (porter.verify.discover): the original tree, copied under the work
 folder, is built with its own build step and nvcc on PATH, and its run step runs twice (the second
-run starts in another wall-clock second, so values seeded by `time(NULL)` differ between them); the
+run starts in a wall-clock second after the one the first ended in, so values seeded by `time(NULL)`
+differ between them); the
 port's tree, copied beside it, is built with the same step and a `hipcc` the executor provides
 (porter.toolchains.hipcc: `hip-on-cuda` over nvcc with AMD wave64 semantics, `gfx950` the
 CPU-only clang stand-in, `rocm` the real one on PATH), and its run step runs once. The three
@@ -189,10 +190,9 @@ def _verify_one(check: DiscoveredCheck, executor: str, build_only: bool, trees: 
                             reason=f"`{check.build}` exited {original_build.rc} on the original with nvcc: "
                                    f"{_tail(original_build.stderr or original_build.stdout)}; nothing to compare")
     folder = {side: trees[side] / check.directory for side in trees}
-    started = time.time()
     first = run_step(check.run, folder["original"], envs["original"], limit)
     if not first.timed_out:
-        _next_second(started)
+        _next_second(time.time())
     second = run_step(check.run, folder["original"], envs["original"], limit) if not first.timed_out else first
     if port_build is not None and not port_build.ok:
         # The original still ran: whether it passes its own check tells a port bug from a program that fails anyway.
@@ -207,13 +207,18 @@ def _verify_one(check: DiscoveredCheck, executor: str, build_only: bool, trees: 
                         port_run=port, comparison=comparison)
 
 
-def _next_second(started: float) -> None:
-    """Wait until the wall clock has left the second in which the first run started.
+_COARSE_CLOCK_LAG_S = 0.1  # more than a kernel tick (at most 10 ms at HZ=100), with room for a busy VM
 
-    `srand(time(NULL))` is the commonest seed of C and C++ programs; two runs that start within one
-    second draw the same numbers, so the values they print would look deterministic and be compared
-    against a port that ran later with other data. Two runs in different seconds tell them apart."""
-    left = int(started) + 1 - time.time()
+
+def _next_second(ended: float) -> None:
+    """Wait until the wall clock has left the second in which the first run ended.
+
+    `srand(time(NULL))` is the commonest seed of C and C++ programs; two runs that read the clock
+    within one second draw the same numbers, so the values they print would look deterministic and
+    be compared against a port that ran later with other data. The first run read its clock at the
+    latest in the second it ended in; the second run starts after it, with a margin for C's `time()`,
+    which reads the kernel's coarse clock and lags the precise one by up to a tick."""
+    left = int(ended) + 1 + _COARSE_CLOCK_LAG_S - time.time()
     if left > 0:
         time.sleep(left)
 
