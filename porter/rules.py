@@ -26,6 +26,8 @@ from functools import cache
 from itertools import repeat
 from typing import Any, Literal, TypeVar
 
+from pydantic import BaseModel
+
 from porter import cluster
 from porter.agent_names import AGENTS
 from porter.pysyntax import PythonFile
@@ -315,8 +317,12 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
     return RunResult(findings, patch)
 
 
-_set_attr = object.__setattr__
 _new_tuple = tuple.__new__
+# pydantic's BaseModel keeps an instance's state in these four slots; their descriptors set them
+# directly (object.__setattr__ looked each one up along the class's bases first).
+_SET_DICT, _SET_FIELDS_SET, _SET_EXTRA, _SET_PRIVATE = (
+    BaseModel.__dict__[name].__set__
+    for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"))
 
 
 def _trusted(model: type, values: dict) -> Any:
@@ -324,10 +330,10 @@ def _trusted(model: type, values: dict) -> Any:
     their declared order, without the per-field walk (the same instance: its __dict__, every
     field set, no extra, no private state)."""
     m = model.__new__(model)
-    _set_attr(m, "__dict__", values)
-    _set_attr(m, "__pydantic_fields_set__", set(values))
-    _set_attr(m, "__pydantic_extra__", None)
-    _set_attr(m, "__pydantic_private__", None)
+    _SET_DICT(m, values)
+    _SET_FIELDS_SET(m, set(values))
+    _SET_EXTRA(m, None)
+    _SET_PRIVATE(m, None)
     return m
 
 
@@ -517,17 +523,23 @@ def _flat_patch(p: Patch) -> tuple:
     return (p.model_dump(exclude={"edits"}), sorted(p.__pydantic_fields_set__), [tuple(e) for e in p.edits])
 
 
-def _file_rules(lang, findings, patches, data, complete) -> FileRules:
-    from porter.state import Severity
+_SEVERITIES = {s.value: s for s in Severity}
 
+
+def _file_rules(lang, findings, patches, data, complete) -> FileRules:
     out = []
+    add = out.append
     for f in findings:
-        if isinstance(f, tuple):
-            values = dict(zip(_FINDING_FIELDS, f))
-            values["severity"] = Severity(values["severity"])
-            values["location"] = _trusted(Location, dict(zip(_LOCATION_FIELDS, values["location"])))
-            f = _trusted(Finding, values)
-        out.append(f)
+        if type(f) is tuple:
+            rule, severity, message, (path, line, column, end_line, end_column), snippet, agent, fixable, fixed, \
+                detail = f
+            # the fields in _FINDING_FIELDS' and _LOCATION_FIELDS' order, as _flat read them
+            location = _trusted(Location, {"path": path, "line": line, "column": column, "end_line": end_line,
+                                           "end_column": end_column})
+            f = _trusted(Finding, {"rule": rule, "severity": _SEVERITIES[severity], "message": message,
+                                   "location": location, "snippet": snippet, "agent": agent, "fixable": fixable,
+                                   "fixed": fixed, "detail": detail})
+        add(f)
     made = []
     for fields, fields_set, edits in patches:
         patch = Patch.model_construct(set(fields_set), **fields, edits=tuple(map(_new_tuple, repeat(Edit), edits)))

@@ -127,13 +127,19 @@ class Patch(Frozen):
         if self.base_hash is None:
             return self.edits[0].text.encode()
         pieces: list[bytes] = []
-        at = 0
-        for e in sorted(self.edits, key=_START_END):  # by (start, end), stable
-            if not at <= e.start <= e.end <= len(base):
-                raise ValueError(f"{self.path}: edit [{e.start},{e.end}) overlaps or leaves the file")
-            pieces += (base[at : e.start], e.text.encode())
-            at = e.end
-        pieces.append(base[at:])
+        add = pieces.append
+        encoded: dict[str, bytes] = {}  # a translated file says each HIP name many times: encoded once
+        at, size = 0, len(base)
+        for start, end, text, _ in sorted(self.edits, key=_START_END):  # by (start, end), stable
+            if not at <= start <= end <= size:
+                raise ValueError(f"{self.path}: edit [{start},{end}) overlaps or leaves the file")
+            add(base[at:start])
+            raw = encoded.get(text)
+            if raw is None:
+                raw = encoded[text] = text.encode()
+            add(raw)
+            at = end
+        add(base[at:])
         return b"".join(pieces)
 
 
