@@ -245,3 +245,14 @@ def test_a_spread_map_hands_its_shared_argument_to_the_workers_once_and_cleans_u
     assert out == [i + 1000 for i in range(200)] and dispatcher.offloaded == 200
     assert _CountedShared.pickled == 1  # once for the map, not once per chunk (17 of them)
     assert not list(tmp_path.glob("porter-map-*"))
+
+
+@pytest.mark.parametrize(("n", "processes"), [(0, 2), (1, 2), (7, 2), (300, 2), (5000, 8)])
+def test_spread_chunks_cover_every_item_once_in_order_and_shrink(n: int, processes: int) -> None:
+    chunks = cluster._chunks(n, processes)
+    assert [i for chunk in chunks for i in chunk] == list(range(n))
+    sizes = [len(chunk) for chunk in chunks]
+    assert all(1 <= s <= 64 for s in sizes)
+    assert sizes == sorted(sizes, reverse=True)  # the last chunks are the smallest: no long tail on one worker
+    if n >= 8 * processes:
+        assert sizes[-1] == 1
