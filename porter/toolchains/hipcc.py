@@ -887,16 +887,9 @@ def guarded_command(cmd: list[str]) -> tuple[list[str], list[Path]]:
     out, made = list(cmd), []
     for i in sources:
         src = Path(cmd[i])
-        result = hoc_guard.instrument(src.read_bytes(), cmd[i])
-        sys.stderr.write(hoc_guard.report(result, cmd[i]))
-        if not result.kernels:
-            continue
-        copy = src.with_name(f".{src.stem}.porter-hoc{os.getpid()}{src.suffix}")
-        try:
-            copy.write_bytes(result.text)
-        except OSError:
-            print(f"porter hip-on-cuda: {src}: cannot write beside it; compiled without the exit guard",
-                  file=sys.stderr)
+        copy, notes = hoc_guard.guarded_copy(src, cmd[i])
+        sys.stderr.write(notes)
+        if copy is None:
             continue
         made.append(copy)
         out[i] = str(copy)

@@ -25,6 +25,7 @@ device benchmarks, whose machine has no tree-sitter).
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -134,6 +135,23 @@ def report(result: Instrumented, path: str) -> str:
     """One line per kernel the transform could not instrument (empty when none)."""
     return "".join(f"porter hip-on-cuda: {path}:{s.line}: not instrumented ({s.reason}); a collective whose "
                    f"partner warp exited waits the bounded time there\n" for s in result.skipped)
+
+
+def guarded_copy(src: Path, shown: str) -> tuple[Path | None, str]:
+    """A copy of `src` beside it (`.<stem>.porter-hoc<pid><suffix>`, so its quoted includes resolve
+    as before) whose kernels start with the exit guard, and what to say on stderr for `shown`: the
+    "not instrumented" lines. No copy (None) when `src` defines no kernel or its folder cannot be
+    written (said: compiled without the guard)."""
+    result = instrument(src.read_bytes(), shown)
+    notes = report(result, shown)
+    if not result.kernels:
+        return None, notes
+    copy = src.with_name(f".{src.stem}.porter-hoc{os.getpid()}{src.suffix}")
+    try:
+        copy.write_bytes(result.text)
+    except OSError:
+        return None, notes + f"porter hip-on-cuda: {src}: cannot write beside it; compiled without the exit guard\n"
+    return copy, notes
 
 
 def main(argv: list[str]) -> int:

@@ -18,7 +18,6 @@ A build is `porter.state.BuildResult` (a failed compile is data); a missing comp
 
 from __future__ import annotations
 
-import os
 import re
 import statistics
 from abc import ABC, abstractmethod
@@ -225,12 +224,10 @@ def guard_driver(unit_dir: Path, driver: Path) -> tuple[Path, list[Path], str]:
         src = unit_dir / m[2]
         if not src.is_file() or src.suffix not in (".cu", ".hip", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp"):
             return m[0]
-        result = hoc_guard.instrument(src.read_bytes(), str(src))
-        notes.append(hoc_guard.report(result, str(src)))
-        if not result.kernels:
+        copy, said = hoc_guard.guarded_copy(src, str(src))
+        notes.append(said)
+        if copy is None:
             return m[0]
-        copy = src.with_name(f".{src.stem}.porter-hoc{os.getpid()}{src.suffix}")
-        copy.write_bytes(result.text)
         made.append(copy)
         return m[1] + str(Path(m[2]).with_name(copy.name)) + m[3]
 
