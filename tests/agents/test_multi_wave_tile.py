@@ -15,6 +15,7 @@ import pytest
 
 from porter.run import port
 from porter.state import PortOptions
+from porter.toolchains.hipcc import hip_on_cuda_flags
 from porter.toolchains.nvcc import find_nvcc
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,7 +94,7 @@ def test_port_compiles_for_gfx950(tmp_path: Path) -> None:
 @pytest.mark.toolchain("nvcc")
 def test_port_compiles_under_hip_on_cuda(tmp_path: Path) -> None:
     _, out = _port(tmp_path, verify=False)
-    cmd = [str(find_nvcc()), "-c", "-std=c++17", "-arch=sm_90", f"-I{HOC}", "--options-file", str(HOC / "nvcc.opts"),
+    cmd = [str(find_nvcc()), "-c", "-std=c++17", "-arch=sm_90", *hip_on_cuda_flags(HOC),
            "-x", "cu", str(out / "sums.cu"), "-o", str(tmp_path / "sums.o")]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stderr
