@@ -117,7 +117,7 @@ def discover_checks(root: Path) -> Discovery:
 _TIMER_OUT = re.compile(r"\b(?:cuda|hip)EventElapsedTime\s*\(\s*&\s*(\w+)")
 _TIMER_ASSIGN = re.compile(r"\b(\w+)\s*[-+*/]?=[^;=]*?\b(?:sdkGet(?:Average)?TimerValue|omp_get_wtime|MPI_Wtime|clock|"
                            r"cpuSecond|gettime|wtime)\s*\(|\b(\w+)\s*[-+*/]?=[^;=]*?\.count\s*\(\s*\)")
-_PRINTF = re.compile(r'\bf?printf\s*\(\s*(?:\w+\s*,\s*)?((?:"(?:[^"\\\n]|\\.)*"\s*)+),(?P<args>[^;]*?)\)\s*;')
+_PRINTF = re.compile(r"\bf?printf\s*\(\s*(?:\w+\s*,\s*)?((?:" + _STRING.pattern + r"\s*)+),(?P<args>[^;]*?)\)\s*;")
 _HEADER_SUFFIXES = (".h", ".cuh", ".hpp", ".inl")
 
 
@@ -141,7 +141,7 @@ def timed_lines(texts: list[str]) -> tuple[str, ...]:
     out: list[str] = []
     for m in _PRINTF.finditer(text):
         if mention.search(m["args"]):
-            fmt = "".join(re.findall(r'"((?:[^"\\\n]|\\.)*)"', m[1]))
+            fmt = "".join(literal[1:-1] for literal in _STRING.findall(m[1]))
             out += [t for t in printf_templates(fmt) if t not in out]
     return tuple(out)
 
