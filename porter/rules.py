@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import importlib
+import operator
 import pkgutil
 import posixpath
 import re
@@ -23,7 +24,8 @@ from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import cache
-from itertools import repeat
+from itertools import islice, repeat
+from operator import itemgetter
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
@@ -291,9 +293,14 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
         except Exception as exc:  # noqa: BLE001 - porter's own bug, reported as a finding (containment.py)
             findings.append(internal_error(unit.path, r.id, exc, agent=agent))
             continue
+        # All of a rule's hits at once where none can clash (`_Taken.add_all`): a file's renames
+        # are thousands of edits, each taken one by one into three sorted lists otherwise.
+        bulk = len(hits) > 1 and taken.add_all(hits, r.id)
         for hit in hits:
             detail = hit.detail
-            if (earlier := taken.covering(hit.start, hit.end)) is not None:
+            if bulk:
+                fixed = True
+            elif (earlier := taken.covering(hit.start, hit.end)) is not None:
                 fixed = True
                 detail = f"rewritten by {earlier}" + (f"\n{detail}" if detail else "")
             else:
@@ -362,6 +369,7 @@ class _Taken:
         self._starts: list[int] = []
         self._ends: list[int] = []
         self._rules: list[str] = []
+        self._insertions = False  # whether an insertion (an edit of no bytes) was taken
 
     def _free(self, start: int, end: int) -> bool:
         i = bisect.bisect_left(self._starts, start)
@@ -395,12 +403,53 @@ class _Taken:
         append, bisect_left = self.edits.append, bisect.bisect_left
         for e in edits:
             start = e[0]
+            if start == e[1]:
+                self._insertions = True
             i = bisect_left(starts, start)
             starts.insert(i, start)
             ends.insert(i, e[1])
             rules.insert(i, rule_id)
             append(e if e[3] == rule_id else _new_tuple(Edit, (start, e[1], e[2], rule_id)))  # Edit(...), in C
         return True
+
+    def add_all(self, hits: list[Hit], rule_id: str) -> bool:
+        """Take every edit of every one of a rule's `hits`, where `add` would take them all, hit
+        after hit, with `covering` None for each: False (nothing taken) where that is not certain.
+
+        Certain when no edit is empty (no insertion taken before either: their order among equal
+        starts decides `covering`), each hit's span is one of its own edits, and no two edits of
+        the hits and of those taken before overlap: then each hit's span is rewritten by nothing
+        taken before it and each of its edits is free. The check and the merge are sorts and
+        comparisons of whole lists, in C."""
+        if self._insertions:
+            return False
+        new: list[Edit] = []
+        for hit in hits:
+            edits = hit.edits
+            if not edits:
+                return False
+            first = edits[0]
+            if first[0] != hit.start or first[1] != hit.end:
+                span = (hit.start, hit.end)
+                if not any(e[0] == span[0] and e[1] == span[1] for e in edits):
+                    return False
+            new += edits
+        starts, ends = list(map(_FIRST, new)), list(map(_SECOND, new))
+        if not all(map(_LT, starts, ends)):
+            return False  # an insertion
+        spans = list(zip(self._starts, self._ends, self._rules))
+        spans += zip(starts, ends, repeat(rule_id))
+        spans.sort()
+        all_starts, all_ends = list(map(_FIRST, spans)), list(map(_SECOND, spans))
+        if not all(map(_LE, all_ends, islice(all_starts, 1, None))):
+            return False  # two overlap
+        self._starts, self._ends, self._rules = all_starts, all_ends, list(map(_THIRD, spans))
+        self.edits += map(_new_tuple, repeat(Edit), zip(starts, ends, map(_THIRD, new), repeat(rule_id)))
+        return True
+
+
+_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
+_LT, _LE = operator.lt, operator.le
 
 
 def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleContext,
