@@ -56,6 +56,54 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
+# The node types `_NON_CODE` captures as @literal, and the raw text one (@raw) where the tree has no ERROR.
+_LITERALS = frozenset({"string_literal", "char_literal", "raw_string_literal", "comment", "system_lib_string"})
+# Where any of them can begin: every literal and comment, and every string, character literal or
+# comment `_LEX_NON_CODE` finds in raw text, holds one of these bytes at or just after its start
+# (a quote, after a prefix such as u8 or R; `<` of a system header; the `/` of `//` or `/*`).
+_LITERAL_START = re.compile(rb"[\"'</]")  # a set alone: sre skips to the next one in C
+_COMMENT_OPENERS = (b"//", b"/*")
+# The named nodes inside a literal; found first at a candidate byte, the tree is not as
+# `_non_code_spans` expects, and the query decides.
+_INSIDE_LITERALS = frozenset({"string_content", "escape_sequence", "raw_string_content", "raw_string_delimiter",
+                              "character"})
+
+
+def _non_code_spans(tree: Tree, data: bytes) -> list[tuple[int, int]] | None:
+    """The spans the `_NON_CODE` query gives (its literals, and what `_LEX_NON_CODE` finds in its raw
+    text), unmerged, without a walk of the whole tree: from each byte where one can begin
+    (`_LITERAL_START`), the smallest named node over that byte, in one descent; a literal or a
+    `#define` body (preproc_arg, lexed as the query's caller lexes it) is then skipped whole. The
+    query visited every node of the file, a fifth of the translator's work besides the parse.
+
+    Every literal node begins with a quote or comment opener that lies in no earlier literal (they
+    do not nest), and the smallest named node over it is the literal itself (its opening token is
+    anonymous). None where the tree has an ERROR or MISSING node (whose text the query lexes
+    whole) or a candidate byte lands inside a literal's parts: the query then decides."""
+    root = tree.root_node
+    if root.has_error:
+        return None
+    over = root.named_descendant_for_byte_range
+    spans: list[tuple[int, int]] = []
+    end = 0
+    for m in _LITERAL_START.finditer(data):
+        at = m.start()
+        if at < end or (data[at] == 47 and not data.startswith(_COMMENT_OPENERS, at)):  # 47: a `/` not `//`, `/*`
+            continue
+        node = over(at, at + 1)
+        kind = node.type if node is not None else ""
+        if kind in _LITERALS:
+            end = node.end_byte  # type: ignore[union-attr]
+            spans.append((node.start_byte, end))  # type: ignore[union-attr]
+        elif kind == "preproc_arg":
+            end = node.end_byte  # type: ignore[union-attr]
+            spans.extend(x.span() for x in _LEX_NON_CODE.finditer(data, node.start_byte, end))  # type: ignore[union-attr]
+        elif kind in _INSIDE_LITERALS:
+            return None
+        # else an operator, a template's `<`, a digit separator: code
+    return spans
+
+
 @cache
 def language(lang: str) -> Language:
     if lang == "cuda":
@@ -201,10 +249,12 @@ class SourceFile(FileText):
             self.tree = base.tree if not base.edits else _parser(self.lang).parse(self.data, base.edited())
         else:
             self.tree = _parser(self.lang).parse(self.data)
-        found = QueryCursor(query(self.lang, _NON_CODE)).captures(self.tree.root_node)  # type: ignore[arg-type]
-        spans = [(n.start_byte, n.end_byte) for n in found.get("literal", ())]
-        for node in found.get("raw", ()):
-            spans.extend(m.span() for m in _LEX_NON_CODE.finditer(self.data, node.start_byte, node.end_byte))
+        spans = _non_code_spans(self.tree, self.data)
+        if spans is None:
+            found = QueryCursor(query(self.lang, _NON_CODE)).captures(self.tree.root_node)  # type: ignore[arg-type]
+            spans = [(n.start_byte, n.end_byte) for n in found.get("literal", ())]
+            for node in found.get("raw", ()):
+                spans.extend(m.span() for m in _LEX_NON_CODE.finditer(self.data, node.start_byte, node.end_byte))
         merged = _merge(spans)
         self._non_code_starts = [s for s, _ in merged]
         self._non_code_ends = [e for _, e in merged]
