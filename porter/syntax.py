@@ -163,6 +163,14 @@ def int_literal(text: str) -> tuple[int, str] | None:
     return (-value if m.group(1) else value), m.group(3).lower()
 
 
+def first_on_line(data: bytes, at: int) -> bool:
+    """Whether only spaces and tabs precede byte `at` on its line: a pattern `^[ \t]*#...` (re.M)
+    matches where `#...` matches at a `#` for which this holds. sre tried the former at every line
+    start; the latter, a literal `#` first, it finds in C (a `#...` that cannot cross a newline
+    matches within its line, so it hides no line's first `#`)."""
+    return not data[data.rfind(b"\n", 0, at) + 1:at].strip(b" \t")
+
+
 SNIPPET_WIDTH = 160
 
 

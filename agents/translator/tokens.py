@@ -23,7 +23,7 @@ from porter.includes import includes as include_directives
 from porter.includes import includes_torch
 from porter.rules import Hit, RuleContext
 from porter.state import Edit
-from porter.syntax import SourceFile
+from porter.syntax import SourceFile, first_on_line
 
 _MEMO_KEY = "translator.tokens"
 
@@ -33,7 +33,12 @@ MACRO_LIKE = re.compile(r"^[A-Z0-9_]+$")
 _DNN = re.compile(r"^(?:cudnn|CUDNN_)")
 
 # Names a file declares itself (its own wrappers and macros) are the project's, not CUDA's.
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
+_DEFINE = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)")  # where the `#` begins its line
+
+
+def _defined(data: bytes) -> set[str]:
+    """The names of the file's `#define`s (at a line's start, as `^[ \\t]*#...` finds them in re.M)."""
+    return {m.group(1).decode() for m in _DEFINE.finditer(data) if first_on_line(data, m.start())}
 _DECLARED = """
 (function_declarator declarator: (identifier) @n)
 (preproc_def name: (identifier) @n)
@@ -206,7 +211,7 @@ def _classify(unit: SourceFile, choices: Choices, project: AbstractSet[str]) -> 
         # Most of a file's own CUDA-looking names are macros (CUDA_CHECK); a regex finds those
         # without a walk of the tree, and without asking the project's names (porter.symbols:
         # scanned when first asked), which only run for the names it leaves open.
-        declared = {m.group(1).decode() for m in _DEFINE.finditer(data)}
+        declared = _defined(data)
         unknown = [t for t in unknown if t.name not in declared]
         unknown = [t for t in unknown if t.name not in project]  # the project's own
         if unknown:
@@ -252,7 +257,7 @@ def _tokens_by_name(unit: SourceFile, code: bytes, includes: tuple[Include, ...]
                 unknown[seen[0]] = name  # type: ignore[index]
     if unknown:
         # As `_classify` filters them: the file's macros, the project's names, then its declarations.
-        declared = {m.group(1).decode() for m in _DEFINE.finditer(unit.data)}
+        declared = _defined(unit.data)
         left = [n for n in unknown if n not in declared]
         left = [n for n in left if n not in project]
         if left:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
 
 from tree_sitter import Node
 
@@ -238,13 +239,54 @@ def _type_of(unit: SourceFile, node, structs: dict[str, list[tuple[str, str]]]) 
 
 
 def _declared(unit: SourceFile, at, name: str) -> str | None:
-    """The type in the last declaration of `name` before `at` in its function (parameters included), else the file."""
+    """The type in the last declaration of `name` before `at` in its function (parameters included), else the file.
+
+    The last match of `_declaration(name)` in that span, found from the end: each match ends at an
+    occurrence of `name` (`_match_ending_at`), so the occurrences are tried from the last one back
+    and each is matched from the few bytes before it, where the regex's leading lookbehind had sre
+    try every byte of the function for every shuffle call."""
     func = patterns.enclosing(at, "function_definition")
     start, end = (func.start_byte, at.start_byte) if func is not None else (0, at.start_byte)
-    decl = re.compile(rb"(?<![\w.>])(?:const\s+)?(?:struct\s+)?([A-Za-z_]\w*)\s*(?:&\s*|\s)\s*" + re.escape(name.encode())
-                      + rb"\s*(?:[=;,)\[{]|$)")
-    best = None
-    for m in decl.finditer(unit.data, start, end):
-        if unit.is_code(m.start()) and m.group(1).decode() not in ("return", "else", "case", "goto"):
-            best = m.group(1).decode()
-    return best
+    data, word = unit.data, name.encode()
+    decl = _declaration(name)
+    c = data.rfind(word, start, end)
+    while c >= 0:
+        m = _match_ending_at(decl, data, start, end, c, len(word))
+        if m is not None and unit.is_code(m.start()) and m.group(1).decode() not in ("return", "else", "case", "goto"):
+            return m.group(1).decode()
+        c = data.rfind(word, start, c + len(word) - 1)  # the occurrence before, overlapping or not
+    return None
+
+
+@cache
+def _declaration(name: str) -> re.Pattern[bytes]:
+    """A declaration of `name`: group 1 its type, group 2 the name."""
+    return re.compile(rb"(?<![\w.>])(?:const\s+)?(?:struct\s+)?([A-Za-z_]\w*)\s*(?:&\s*|\s)\s*("
+                      + re.escape(name.encode()) + rb")\s*(?:[=;,)\[{]|$)")
+
+
+_AFTER_NAME = re.compile(rb"\s*(?:[=;,)\[{]|$)")
+_DECLARATION_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_ \t\n\r\f\v&")
+_IDENTIFIER_START = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+
+def _match_ending_at(decl: re.Pattern[bytes], data: bytes, start: int, end: int, c: int, n: int) -> re.Match[bytes] | None:
+    """The match `decl.finditer(data, start, end)` yields whose name (group 2) is at `c`, if it yields one.
+
+    Everything a match spans before its name is a type, `const`, `struct`, blanks or one `&`
+    (`_DECLARATION_BYTES`), and what follows its name is blanks and a byte outside that set (or
+    the span's end). So a match cannot begin before the run of those bytes that ends at `c`, any
+    match that begins in that run ends at `c`, and no match of another occurrence overlaps it:
+    the finditer's match at `c`, where there is one, is the match from the first byte of the run
+    where `decl` matches."""
+    if c <= start or data[c - 1] not in b" \t\n\r\f\v&" or _AFTER_NAME.match(data, c + n, end) is None:
+        return None
+    lo = c - 1
+    while lo > start and data[lo - 1] in _DECLARATION_BYTES:
+        lo -= 1
+    for s in range(lo, c):
+        if data[s] in _IDENTIFIER_START:
+            m = decl.match(data, s, end)
+            if m is not None:
+                return m if m.start(2) == c else None
+    return None
