@@ -265,7 +265,8 @@ class RunResult:
     patch: Patch | None
 
 
-def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str, triggers: bool = True) -> RunResult:
+def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str, triggers: bool = True,
+              flat: bool = False) -> RunResult:
     """Run rules over one file; merge their edits into one patch.
 
     Edits are taken in rule-id order; an edit that overlaps one already taken is dropped and
@@ -276,10 +277,12 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
     A rule that raises is contained: its hits on this file are dropped, an `internal-error`
     finding names it, and the other rules run on. A rule whose trigger is false on the file
     (`Rule.trigger`) is not run; `triggers=False`: the caller has already left those out.
+    `flat=True`: the rules' findings are left as `_flat`'s tuples (`_made` builds each), for a
+    caller that sends them to another process.
     """
     from porter.containment import internal_error
 
-    findings: list[Finding] = []
+    findings: list[Any] = []
     taken = _Taken()
     rules = triggered(rules, unit.data, ctx) if triggers else list(rules)
     if (agent in DEPTH_BOUND_AGENTS and isinstance(unit, SourceFile) and rules
@@ -306,6 +309,11 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
             else:
                 fixed = bool(hit.edits) and taken.add(hit.edits, r.id)
             line, col, end_line, end_col = unit.span_line_col(hit.start, hit.end)
+            if flat:
+                findings.append((r.id, (hit.severity or r.severity).value, hit.message,
+                                 (unit.path, line, col, end_line, end_col), unit.snippet(hit.start), agent,
+                                 bool(hit.edits) or fixed, fixed, detail))
+                continue
             # Built without re-validation: every field comes from the registry or the file itself,
             # and a large file yields thousands of these.
             findings.append(_trusted(Finding, {
@@ -317,7 +325,7 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
             }))
     patch = None
     if taken.edits:
-        ids = sorted({e.rule for e in taken.edits})
+        ids = sorted(set(map(_FOURTH, taken.edits)))
         # Not re-validated either: validating the edits rebuilds each named tuple, one per renamed token.
         patch = Patch.model_construct(path=unit.path, base_hash=content_hash(unit.data), edits=tuple(taken.edits),
                                       agent=agent, rule=",".join(ids), reason=f"{len(taken.edits)} edits by {', '.join(ids)}")
@@ -448,7 +456,7 @@ class _Taken:
         return True
 
 
-_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
+_FIRST, _SECOND, _THIRD, _FOURTH = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
 _LT, _LE = operator.lt, operator.le
 
 
@@ -510,7 +518,7 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
             result = _rules_on_file(job, (record, _read(read, record.path)))
         done[record.path] = result
     ordered = [done[r.path] for r in records if r.path in done]
-    return [f for out in ordered for f in out.findings], [p for out in ordered for p in out.patches]
+    return [_made(f) for out in ordered for f in out.findings], [p for out in ordered for p in out.patches]
 
 
 @dataclass(frozen=True)
@@ -539,7 +547,7 @@ class FileRules:
     """One file's rule run: its findings, its patches (one per pass), and its bytes after them."""
 
     lang: str | None
-    findings: list[Finding]
+    findings: list[Finding | tuple]  # the rules' as `_flat` tuples (run_rules(flat=True)): `_made` makes each
     patches: list[Patch]
     data: bytes | None  # None where the job does not ask for them (_FileJob.data) and a patch changed them
     complete: bool = True  # False when reading or parsing it failed (contained as a finding)
@@ -556,8 +564,10 @@ _FINDING_FIELDS = ("rule", "severity", "message", "location", "snippet", "agent"
 _LOCATION_FIELDS = ("path", "line", "column", "end_line", "end_column")
 
 
-def _flat(f: Finding) -> tuple | Finding:
+def _flat(f: Finding | tuple) -> tuple | Finding:
     """A finding run_rules built (every field set, in order) as a tuple; any other as itself."""
+    if type(f) is tuple:
+        return f  # already flat (run_rules(flat=True))
     loc = f.location
     if (tuple(f.__dict__) != _FINDING_FIELDS or len(f.__pydantic_fields_set__) != len(_FINDING_FIELDS)
             or type(loc) is not Location or tuple(loc.__dict__) != _LOCATION_FIELDS
@@ -575,20 +585,21 @@ def _flat_patch(p: Patch) -> tuple:
 _SEVERITIES = {s.value: s for s in Severity}
 
 
+def _made(f: Finding | tuple) -> Finding:
+    """The Finding a `_flat` tuple stands for (any other finding as itself)."""
+    if type(f) is not tuple:
+        return f  # type: ignore[return-value]
+    rule, severity, message, (path, line, column, end_line, end_column), snippet, agent, fixable, fixed, detail = f
+    # the fields in _FINDING_FIELDS' and _LOCATION_FIELDS' order, as _flat read them
+    location = _trusted(Location, {"path": path, "line": line, "column": column, "end_line": end_line,
+                                   "end_column": end_column})
+    return _trusted(Finding, {"rule": rule, "severity": _SEVERITIES[severity], "message": message,
+                              "location": location, "snippet": snippet, "agent": agent, "fixable": fixable,
+                              "fixed": fixed, "detail": detail})
+
+
 def _file_rules(lang, findings, patches, data, complete) -> FileRules:
-    out = []
-    add = out.append
-    for f in findings:
-        if type(f) is tuple:
-            rule, severity, message, (path, line, column, end_line, end_column), snippet, agent, fixable, fixed, \
-                detail = f
-            # the fields in _FINDING_FIELDS' and _LOCATION_FIELDS' order, as _flat read them
-            location = _trusted(Location, {"path": path, "line": line, "column": column, "end_line": end_line,
-                                           "end_column": end_column})
-            f = _trusted(Finding, {"rule": rule, "severity": _SEVERITIES[severity], "message": message,
-                                   "location": location, "snippet": snippet, "agent": agent, "fixable": fixable,
-                                   "fixed": fixed, "detail": detail})
-        add(f)
+    out = list(map(_made, findings))
     made = []
     for fields, fields_set, edits in patches:
         patch = Patch.model_construct(set(fields_set), **fields, edits=tuple(map(_new_tuple, repeat(Edit), edits)))
@@ -647,7 +658,9 @@ def _rules_on_file(job: _FileJob, item) -> FileRules:
                 unit = PythonFile(record.path, data)
             else:
                 unit = TextFile(record.path, data, lang)
-            result = run_rules(unit, batch, ctx, agent=job.agent, triggers=False)
+            # Findings as tuples: made once where the caller reads them (`_made`), not made here and
+            # flattened again to be sent back from a worker process.
+            result = run_rules(unit, batch, ctx, agent=job.agent, triggers=False, flat=True)
             findings.extend(result.findings)
             if isinstance(unit, SourceFile):
                 remember(unit, result.patch.edits if result.patch else ())
