@@ -7,15 +7,15 @@ Runs the translator, then the microarch and shim agents (each on the bytes the p
 as `porter port`'s graph chains them; porter.rules.run_on_files, and the shim agent's per-file
 rules), over bench/translate.py's generated corpus (--files, seed 7) and over every C/C++/CUDA
 file of each --tree (default: cuda-samples' Samples and rodinia under $PORTER_CORPUS, e.g.
-PORTER_CORPUS=/work/src), once with this checkout's porter (this interpreter; its translator pass
-on --processes worker processes, as bench/translate.py times it) and once with the --reference
-interpreter (another checkout's venv, e.g. main's; in one process). For every file it records
+PORTER_CORPUS=/work/src), with the --reference interpreter (another checkout's venv, e.g.
+main's; in one process) and with this checkout's porter (this interpreter) twice: its translator
+pass in one process, then on --processes worker processes, as bench/translate.py times it. For every file it records
 the bytes after each agent and every finding (rule, severity, message, location, snippet, agent,
 fixable, fixed, detail) and every patch's edits; it then prints, per tree and agent, the files,
 findings and patches compared and each difference, and exits 1 when there is any.
 
-The real trees' code is read in place and never written or committed; --keep DIR keeps the two
-JSON records there.
+The real trees' code is read in place and never written or committed; --keep DIR keeps the JSON
+records there.
 """
 
 from __future__ import annotations
@@ -150,13 +150,21 @@ def main() -> int:
         keep = args.keep or Path(tmp)
         keep.mkdir(parents=True, exist_ok=True)
         paths = {}
-        for who, python, processes in (("here", sys.executable, args.processes), ("reference", args.reference, 1)):
+        runs = [("reference", args.reference, 1), ("here-1", sys.executable, 1)]
+        if args.processes > 1:
+            runs.append((f"here-{args.processes}", sys.executable, args.processes))
+        for who, python, processes in runs:
             paths[who] = keep / f"identity-{who}.json"
             subprocess.run([python, __file__, "--record", str(paths[who]), "--roots", json.dumps(roots),
                             "--processes", str(processes)], check=True)
-        bad = compare(json.loads(paths["here"].read_text()), json.loads(paths["reference"].read_text()))
+        reference = json.loads(paths["reference"].read_text())
+        bad = 0
+        for who, _, processes in runs[1:]:
+            print(f"this checkout, translator on {processes} process{'es' if processes > 1 else ''}, "
+                  "against the reference:")
+            bad += compare(json.loads(paths[who].read_text()), reference)
     print(f"{'IDENTICAL' if not bad else f'{bad} DIFFERENCES'}: this checkout ({sys.executable}, translator on "
-          f"{args.processes} processes) against {args.reference}")
+          f"1{f' and {args.processes}' if args.processes > 1 else ''} processes) against {args.reference}")
     return 1 if bad else 0
 
 

@@ -308,10 +308,10 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
                 detail = f"rewritten by {earlier}" + (f"\n{detail}" if detail else "")
             else:
                 fixed = bool(hit.edits) and taken.add(hit.edits, r.id)
-            line, col, end_line, end_col = unit.span_line_col(hit.start, hit.end)
+            line, col, end_line, end_col, snippet = unit.place(hit.start, hit.end)
             if flat:
                 findings.append((r.id, (hit.severity or r.severity).value, hit.message,
-                                 (unit.path, line, col, end_line, end_col), unit.snippet(hit.start), agent,
+                                 (unit.path, line, col, end_line, end_col), snippet, agent,
                                  bool(hit.edits) or fixed, fixed, detail))
                 continue
             # Built without re-validation: every field comes from the registry or the file itself,
@@ -320,7 +320,7 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
                 "rule": r.id, "severity": hit.severity or r.severity, "message": hit.message,
                 "location": _trusted(Location, {"path": unit.path, "line": line, "column": col,
                                                 "end_line": end_line, "end_column": end_col}),
-                "snippet": unit.snippet(hit.start), "agent": agent,
+                "snippet": snippet, "agent": agent,
                 "fixable": bool(hit.edits) or fixed, "fixed": fixed, "detail": detail,
             }))
     patch = None

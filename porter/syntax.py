@@ -212,6 +212,28 @@ class FileText:
             return line, col, line, col + end - start
         return (line, col, *self.line_col(end))
 
+    def place(self, start: int, end: int) -> tuple[int, int, int, int, str]:
+        """`span_line_col(start, end)` and `snippet(start)` together, from one search of the line
+        index (a finding asks both, and a translated file yields thousands of findings)."""
+        starts = self._line_starts
+        i = bisect.bisect_right(starts, start) - 1
+        at = starts[i]
+        ascii_line = self._ascii_lines.get(i)
+        if ascii_line is None:
+            ascii_line = self._ascii_lines[i] = self.data[at:starts[i + 1] if i + 1 < len(starts) else len(self.data)].isascii()
+        if ascii_line:
+            line, col = i + 1, start - at + 1
+        else:
+            line, col = i + 1, len(self.data[at:start].decode("utf-8", "replace")) + 1
+        if start <= end and ascii_line and (line == len(starts) or end < starts[line]):
+            end_line, end_col = line, col + end - start
+        else:
+            end_line, end_col = self.line_col(end)
+        snippet = self._snippets.get(i)
+        if snippet is None:
+            snippet = self.snippet(start)
+        return line, col, end_line, end_col, snippet
+
     def line_text(self, line: int) -> str:
         start = self._line_starts[line - 1]
         end = self.data.find(b"\n", start)
