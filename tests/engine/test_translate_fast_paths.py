@@ -241,3 +241,15 @@ def test_hip014_declared_is_the_last_match_of_its_regex():
         assert got == expected, (text, name, start, end)
         found += expected is not None
     assert found > 100  # declarations found (the rest: none, which must agree too)
+
+
+def test_hip014_enclosing_function_is_the_nearest_function_definition():
+    from porter import cuda_patterns as patterns
+    from porter.agents.translator.rules.hip014_shuffle_aggregates import _enclosing_function
+
+    checked = 0
+    for unit in _fixture_units():
+        for node in unit.captures("(identifier) @i"):
+            assert _enclosing_function(unit, node) == patterns.enclosing(node, "function_definition")
+            checked += 1
+    assert checked > 1000

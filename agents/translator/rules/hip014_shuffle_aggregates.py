@@ -245,7 +245,7 @@ def _declared(unit: SourceFile, at, name: str) -> str | None:
     occurrence of `name` (`_match_ending_at`), so the occurrences are tried from the last one back
     and each is matched from the few bytes before it, where the regex's leading lookbehind had sre
     try every byte of the function for every shuffle call."""
-    func = patterns.enclosing(at, "function_definition")
+    func = _enclosing_function(unit, at)
     start, end = (func.start_byte, at.start_byte) if func is not None else (0, at.start_byte)
     data, word = unit.data, name.encode()
     decl = _declaration(name)
@@ -256,6 +256,18 @@ def _declared(unit: SourceFile, at, name: str) -> str | None:
             return m.group(1).decode()
         c = data.rfind(word, start, c + len(word) - 1)  # the occurrence before, overlapping or not
     return None
+
+
+def _enclosing_function(unit: SourceFile, node: Node) -> Node | None:
+    """`patterns.enclosing(node, "function_definition")`, found in one descent from the root (each
+    Node.parent descends from the root again, so the climb cost the tree's depth squared)."""
+    found = None
+    at: Node | None = unit.tree.root_node
+    while at is not None and at != node:
+        if at.type == "function_definition":
+            found = at
+        at = at.child_with_descendant(node)
+    return found if at is not None else patterns.enclosing(node, "function_definition")
 
 
 @cache
