@@ -1,7 +1,7 @@
 """Byte-identity check of the C++ translation path: one porter against another on the same trees.
 
     python bench/translate_identity.py --reference /work/main/.venv/bin/python [--processes 2]
-                                       [--tree DIR ...] [--files 300] [--keep DIR]
+                                       [--tree DIR ...] [--files 300] [--triton DIR ...] [--keep DIR]
 
 Runs the translator, then the microarch and shim agents (each on the bytes the previous one left,
 as `porter port`'s graph chains them; porter.rules.run_on_files, and the shim agent's per-file
@@ -12,7 +12,9 @@ main's; in one process) and with this checkout's porter (this interpreter) twice
 pass in one process, then on --processes worker processes, as bench/translate.py times it. For every file it records
 the bytes after each agent and every finding (rule, severity, message, location, snippet, agent,
 fixable, fixed, detail) and every patch's edits; it then prints, per tree and agent, the files,
-findings and patches compared and each difference, and exits 1 when there is any.
+findings and patches compared and each difference, and exits 1 when there is any. With --triton
+DIR, the .py files of DIR too, as bench/translate.py's Triton figure runs them (scan, translator,
+microarch, shim; in one process).
 
 The real trees' code is read in place and never written or committed; --keep DIR keeps the JSON
 records there.
@@ -48,6 +50,9 @@ def record(trees: list[Path], processes: int) -> dict:
     out: dict = {}
     try:
         for root in trees:
+            if root.name.endswith(TRITON_MARK):
+                out.update(_record_triton(Path(str(root).removesuffix(TRITON_MARK))))
+                continue
             data = {p.relative_to(root).as_posix(): p.read_bytes() for p in bench.sources(root)}
             records = [FileRecord(path=rel, kind=FileKind.cuda if bench.lang_for(rel) == "cuda" else FileKind.cpp)
                        for rel in data]
@@ -74,6 +79,37 @@ def record(trees: list[Path], processes: int) -> dict:
     finally:
         if pool is not None:
             pool.close()
+    return out
+
+
+TRITON_MARK = "#triton"  # a --triton tree among the roots
+
+
+def _record_triton(root: Path) -> dict:
+    """Every .py file under `root` as bench/translate.py's Triton figure treats it: the scan's
+    classification, then the translator's, microarch's and shim's rules, each on the bytes the
+    previous one left."""
+    from porter.rules import RuleContext, run_on_files
+    from porter.scan import classify
+    from porter.state import FileRecord
+
+    data = {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.py")) if p.is_file()}
+    records = []
+    for rel, text in data.items():
+        kind, note = classify(rel, text)
+        records.append(FileRecord(path=rel, kind=kind, parsed=not note, note=note))
+    out = {}
+    for agent in AGENTS:
+        began = time.perf_counter()
+        found, patches = run_on_files(agent, records, data.__getitem__, RuleContext())
+        for patch in patches:
+            data[patch.path] = patch.apply_to(data[patch.path])
+        out[f"{root} (Triton):{agent}"] = {
+            "findings": [f.model_dump(mode="json") for f in found],
+            "patches": [[p.path, p.agent, p.rule, p.reason, p.base_hash, [list(e) for e in p.edits]] for p in patches],
+            "files": {rel: hashlib.sha256(text).hexdigest() for rel, text in data.items()},
+            "seconds": time.perf_counter() - began,
+        }
     return out
 
 
@@ -118,6 +154,8 @@ def main() -> int:
     ap.add_argument("--tree", type=Path, action="append", help="a real C/C++/CUDA tree (repeatable; default: "
                     f"{' and '.join(DEFAULT_TREES)} under $PORTER_CORPUS)")
     ap.add_argument("--files", type=int, default=300, help="generated files (bench/translate.py's corpus); 0: none")
+    ap.add_argument("--triton", type=Path, action="append", default=[],
+                    help="a tree of real Triton code (repeatable), as bench/translate.py's Triton figure runs it")
     ap.add_argument("--keep", type=Path, help="a folder to keep both JSON records in")
     ap.add_argument("--record", type=Path, help=argparse.SUPPRESS)  # a child: write this porter's record
     ap.add_argument("--roots", help=argparse.SUPPRESS)
@@ -134,11 +172,11 @@ def main() -> int:
             raise SystemExit("no --tree and no PORTER_CORPUS: point PORTER_CORPUS at the folder holding "
                              f"{' and '.join(DEFAULT_TREES)} (e.g. /work/src), or give --tree DIR")
         trees = [Path(corpus_root) / t for t in DEFAULT_TREES]
-    for tree in trees:
+    for tree in [*trees, *args.triton]:
         if not tree.is_dir():
             raise SystemExit(f"{tree} is not a directory")
     with tempfile.TemporaryDirectory(prefix="porter-identity-") as tmp:
-        roots = [str(t.resolve()) for t in trees]
+        roots = [str(t.resolve()) for t in trees] + [str(t.resolve()) + TRITON_MARK for t in args.triton]
         if args.files:
             sys.path.insert(0, str(Path(__file__).resolve().parent))
             import translate as bench
