@@ -253,3 +253,19 @@ def test_hip014_enclosing_function_is_the_nearest_function_definition():
             assert _enclosing_function(unit, node) == patterns.enclosing(node, "function_definition")
             checked += 1
     assert checked > 1000
+
+
+@pytest.mark.parametrize("choices", [{}, {"blas": "rocblas", "sparse": "rocsparse", "solver": "rocsolver",
+                                          "rand": "rocrand", "dnn": "miopen"}], ids=["default", "roc"])
+def test_scanner_guard_refuses_only_what_no_alternative_begins_with(choices):
+    from porter.agents.translator import tokens
+    from porter.agents.translator.tables import Choices
+
+    scanner = tokens._worth_a_look(Choices(**choices))[2]
+    assert b"(?=[" in scanner.pattern  # the guard was built
+    unguarded = re.compile(re.sub(rb"^\\b\(\?=\[[^\]]*\]\)", rb"\\b", scanner.pattern))
+    assert unguarded.pattern != scanner.pattern
+    words = b" ".join(w for unit in _fixture_units() for w in re.findall(rb"\w+", unit.data))
+    words += b" " + bytes(range(32, 127)) + b" cudaMalloc _cuda __nv_x nvshmem_x ncclAllReduce 0cudaX cublasSgemm"
+    assert scanner.findall(words) == unguarded.findall(words)
+    assert tokens._first_bytes(rb"(?:ab|c[d-f])") == set(b"ac") and tokens._first_bytes(rb"a|[^b]") is None
