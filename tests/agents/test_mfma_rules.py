@@ -134,3 +134,92 @@ def test_paired_k_steps_halve_the_reported_mfma_count_of_one_tile(tmp_path: Path
         assert kernel.vgpr_spill == 0
         counts[name] = kernel.mfma_count
     assert counts == {"paired": 2, "unpaired": 4}
+
+
+# One warp's 16 x 16 tile over K 32 as four mma.sync m16n8k16 steps (2 k steps x 2 n8 tiles sharing
+# A): MFMA002's paired call against the four unpaired calls it replaces.
+_MMA_TILE = """#include <hip/hip_runtime.h>
+#include "mfma_gfx950.h"
+__global__ void tile(const unsigned* a, const unsigned* b, float* c) {
+  const unsigned l = threadIdx.x;
+  unsigned af[2][4], bf[2][2][2];
+  float acc[2][4];
+  for (int i = 0; i < 4; ++i) af[0][i] = a[8 * l + i], af[1][i] = a[8 * l + 4 + i];
+  for (int i = 0; i < 8; ++i) bf[i >> 2][(i >> 1) & 1][i & 1] = b[8 * l + i];
+  for (int i = 0; i < 8; ++i) acc[i >> 2][i & 3] = c[8 * l + i];
+  STEPS
+  for (int i = 0; i < 8; ++i) c[8 * l + i] = acc[i >> 2][i & 3];
+}
+"""
+_PAIRED = "porter_mma_m16n16k32_bf16(acc[0], acc[1], af[0], af[1], bf[0][0], bf[0][1], bf[1][0], bf[1][1]);"
+
+
+def _unpaired_steps() -> str:
+    steps = []
+    for k, n in ((0, 0), (0, 1), (1, 0), (1, 1)):
+        acc = [f"acc[{n}][{i}]" for i in range(4)]
+        steps.append(f"porter_mma_m16n8k16_bf16({', '.join(acc)}, {', '.join(f'af[{k}][{i}]' for i in range(4))}, "
+                     f"bf[{k}][{n}][0], bf[{k}][{n}][1], {', '.join(acc)});")
+    return "\n  ".join(steps)
+
+
+@pytest.mark.toolchain("clang")
+def test_paired_mma_sync_steps_halve_the_reported_mfma_count(tmp_path: Path) -> None:
+    """The report's v_mfma count for one warp tile of four m16n8k16 steps: 2 paired against 4. The
+    paired call's split-wave fallback (four steps on the VALU) holds no MFMA; neither spills."""
+    from porter.toolchains.clang_hip import ClangHipOptions, compile_unit
+
+    counts = {}
+    for name, steps in (("paired", _PAIRED), ("unpaired", _unpaired_steps())):
+        src = tmp_path / name / "tile.cu"
+        src.parent.mkdir()
+        src.write_text(_MMA_TILE.replace("STEPS", steps))
+        build, kernels = compile_unit(src, ClangHipOptions(arch="gfx950", include_dirs=(ROOT / "shims" / "compat",)),
+                                      tmp_path / name / "b")
+        assert build.ok, build.stderr[-2000:]
+        (kernel,) = kernels
+        assert kernel.vgpr_spill == kernel.scratch_bytes == 0, (name, kernel)
+        counts[name] = kernel.mfma_count
+        asm = Path(build.artifacts[0]).read_text()
+        assert "v_mfma_f32_16x16x32_bf16" in asm
+    assert counts == {"paired": 2, "unpaired": 4}
+
+
+def test_mma_sync_pairing_notes_why_a_loop_stays_unpaired() -> None:
+    result = _run("MFMA002", RULES / "MFMA002" / "before.cu")
+    notes = [f.message for f in result.findings if "left unpaired" in f.message]
+    assert len(notes) == 1 and "one accumulator" in notes[0]
+    paired = [f for f in result.findings if "porter_mma_m16n16k32" in f.message]
+    assert {f.severity for f in paired} == {"info", "error"}  # the wrapper call site / the asm itself
+
+
+@pytest.mark.parametrize(("bound", "why"), [("3", "not an even constant count"), ("count", "not an even constant count")])
+def test_mma_sync_loop_with_odd_or_unknown_trip_count_stays_unpaired(bound: str, why: str) -> None:
+    text = (RULES / "MFMA002" / "before.cu").read_text().replace("k < K_STEPS", f"k < {bound}")
+    unit = SourceFile("x.cu", text.encode(), "cuda")
+    result = run_rules(unit, [rules.get("MFMA002")], RuleContext(), agent="microarch")
+    notes = [f.message for f in result.findings if "left unpaired" in f.message]
+    assert any(why in n and "`k`" in n for n in notes), notes
+    assert "k += 2" not in result.patch.apply_to(text.encode()).decode().split("warp_tile(")[1].split("}")[0]
+
+
+def test_wmma_shape_macros_resolve_from_a_project_header() -> None:
+    """WMMA_M/N/K defined in a project header the file includes count as 16; a macro equal to 8 does not."""
+    header = SourceFile("dims.h", b"#define WMMA_M 16\n#define WMMA_N 16\n#define WMMA_K 16\n#define SMALL 8\n", "cuda")
+    body = """#include <mma.h>
+#include "dims.h"
+using namespace nvcuda;
+__global__ void tile(const half* a) {
+  wmma::fragment<wmma::matrix_a, WMMA_M, WMMA_N, WMMA_K, half, wmma::row_major> af;
+  wmma::load_matrix_sync(af, a, 16);
+}
+"""
+    ctx = RuleContext(sources={"dims.h": header})
+    unit = SourceFile("tile.cu", body.encode(), "cuda")
+    ok = run_rules(unit, [rules.get("MFMA001")], ctx, agent="microarch")
+    assert ok.patch is not None and not any("no gfx950 MFMA rewrite" in f.message for f in ok.findings)
+    alone = run_rules(SourceFile("tile.cu", body.encode(), "cuda"), [rules.get("MFMA001")], RuleContext(), agent="microarch")
+    assert alone.patch is None  # without the header the names are unknown: left for a person
+    small = body.replace("WMMA_K, half", "SMALL, half")
+    bad = run_rules(SourceFile("tile.cu", small.encode(), "cuda"), [rules.get("MFMA001")], ctx, agent="microarch")
+    assert bad.patch is None and any("SMALL" in f.message for f in bad.findings)

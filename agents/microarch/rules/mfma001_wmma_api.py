@@ -60,7 +60,7 @@ def wmma_api(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if not _trigger(unit.data, ctx):
         return
     matrix = ctx.options.matrix
-    blockers = list(mfma.wmma_unsupported(unit))
+    blockers = list(mfma.wmma_unsupported(unit, ctx.included(unit)))
     for start, end, why in blockers:
         yield Hit(start, end, f"{why}: no gfx950 MFMA rewrite; the file's wmma code is left for a person",
                   severity=Severity.error)

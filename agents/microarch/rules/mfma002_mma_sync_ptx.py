@@ -13,30 +13,73 @@ Why: `asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 ...")` is PTX: cl
     moved between NVIDIA's and AMD's lane layouts with ds_bpermute inside the half; the block,
     its warps and everything the kernel does with the registers stay as they were.
 
+    That uses half of the instruction's K. Pairing two k16 steps of one m16n8 accumulator cannot
+    fill it: the two warps' operands are independent, and one 16x16x32 product holds two
+    independent products only block-diagonally (half its K or half its outputs each). Two k16 steps
+    of two n8 tiles that share the A fragment can: per warp they are D (16 x 16) = [A0 A1] (16 x 32)
+    B (32 x 16), one MFMA, so a K loop nest over k steps and n8 tiles (the asm statement or a
+    wrapper function whose body is that asm, called with `acc[n], a[k], b[k][n]`, both loops
+    counting from 0 by 1 to an even constant) steps both by 2 and calls
+    porter_mma_m16n16k32_{f16,bf16}: 2 MFMAs per wave where 4 ran. Other mma.sync loops (odd or
+    unknown trip counts, an accumulator that depends on k, anything else in the loop) stay unpaired,
+    with a note saying why.
+
 Before:
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
                  : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
                    "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+    for (int k = 0; k < 2; ++k)
+      for (int n = 0; n < 4; ++n)
+        mma_bf16(acc[n], a[k], b[k][n], acc[n]);  // the function above
 After:
     porter_mma_m16n8k16_bf16(d[0], d[1], d[2], d[3], a[0], a[1], a[2], a[3], b[0], b[1], c[0], c[1], c[2], c[3]);
+    for (int k = 0; k < 2; k += 2)
+      for (int n = 0; n < 4; n += 2)
+        porter_mma_m16n16k32_bf16(acc[n], acc[n + 1], a[k], a[k + 1], b[k][n], b[k][n + 1], b[k + 1][n], b[k + 1][n + 1]);
 
 Fix safety: safe for m16n8k16 .row.col with f16.f16 or bf16.bf16 inputs and f32 C/D: exact
-    (same register contents out, float accumulation). Other mma.sync shapes and types are
-    reported, not rewritten. The same helper serves --matrix rocwmma (rocWMMA has no per-register
-    mma.sync counterpart).
+    (same register contents out, float accumulation). Paired loops: the same products into the
+    same accumulators, each accumulator's two k steps summed in the MFMA's order; paired only
+    where the loop body is the one mma and nothing else, the accumulator is both C and D, and the
+    loops visit every (k, n) pair of the original. Other mma.sync shapes and types are reported,
+    not rewritten. The same helper serves --matrix rocwmma (rocWMMA has no per-register mma.sync
+    counterpart).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
+from tree_sitter import Node
+
+from porter import cuda_patterns as patterns
 from porter.agents.microarch import mfma
 from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
 
 _STATEMENTS = "(expression_statement (gnu_asm_expression)) @s"
+_FUNCTIONS = "(function_definition) @f"
+_LOOPS = "(for_statement) @f"
+# An operand register `base[i]`; the base an identifier with subscripts (`acc[n]`, `frag_b[k][n]`).
+_ELEMENT = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*\[[^\[\]]+\])*)\s*\[\s*(\d+)\s*\]\s*$")
+_BASE = re.compile(r"^\s*[A-Za-z_]\w*(?:\s*\[[^\[\]]+\])*\s*$")
+_WRITES = re.compile(r"\+\+|--|=|\(")  # an index the paired call would evaluate more often
+
+
+@dataclass(frozen=True)
+class Step:
+    """One mma.sync m16n8k16 as a K loop nest issues it: its statement and the bases of its registers."""
+
+    node: Node  # the statement (asm, or a call of a wrapper whose body is the asm)
+    dtype: str  # f16 or bf16
+    acc: str  # C and D: `acc[n]` holds d[0..3]
+    a: str
+    b: str
+    asm: bool  # the statement is the asm itself (MFMA002 rewrites it here, not unpaired)
 
 
 @rule(id="MFMA002", lang="cuda", severity="error", fix="safe",
@@ -44,7 +87,21 @@ _STATEMENTS = "(expression_statement (gnu_asm_expression)) @s"
 def mma_sync_ptx(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if b"mma.sync" not in unit.data:
         return
+    wrappers = _wrappers(unit)
+    paired: set[int] = set()
+    for loop in unit.captures(_LOOPS):
+        nest = _nest(unit, loop, wrappers)
+        if nest is None:
+            continue
+        if isinstance(nest, str):
+            yield Hit(loop.start_byte, loop.start_byte + 3, f"mma.sync K loop left unpaired: {nest}",
+                      severity=Severity.info)
+            continue
+        paired.add(nest[2].node.start_byte)
+        yield _paired(unit, *nest)
     for statement in unit.captures(_STATEMENTS):
+        if statement.start_byte in paired:
+            continue
         asm = mfma.parse_asm(unit, statement)
         if asm is None or not asm.mnemonic.startswith("mma.sync"):
             continue
@@ -58,3 +115,199 @@ def mma_sync_ptx(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         yield Hit(statement.start_byte, statement.end_byte,
                   f"`{asm.mnemonic}` -> porter_mma_m16n8k16_{m.group(1)} (v_mfma_f32_16x16x32_{m.group(1)})",
                   edits=(Edit(statement.start_byte, statement.end_byte, call),))
+
+
+def _registers(asm: mfma.AsmStatement) -> tuple[str, str, str, str] | None:
+    """(dtype, acc, a, b) bases of an accumulating m16n8k16 asm whose groups are base[0..n-1], C == D."""
+    m = mfma.MMA.match(asm.mnemonic)
+    if m is None or m.group(1) != m.group(2) or tuple(len(g) for g in asm.groups) != (4, 4, 2, 4):
+        return None
+    bases = []
+    for group in asm.groups:
+        found = [_ELEMENT.match(x) for x in group]
+        if any(f is None for f in found) or [int(f.group(2)) for f in found] != list(range(len(group))):
+            return None
+        names = {" ".join(f.group(1).split()) for f in found}
+        if len(names) != 1:
+            return None
+        bases.append(names.pop())
+    if any(_WRITES.search(x) for x in bases):
+        return None
+    d, a, b, c = bases
+    return (m.group(1), d, a, b) if d == c else None
+
+
+def _wrappers(unit: SourceFile) -> dict[str, tuple[str, list[str], tuple[str, ...]]]:
+    """Functions whose body is one m16n8k16 f16/bf16 asm on pointer/array parameters (`d[0]`..):
+    name -> (dtype, parameter names, the parameters holding D, A, B, C)."""
+    found = {}
+    for fn in unit.captures(_FUNCTIONS):
+        decl, body = fn.child_by_field_name("declarator"), fn.child_by_field_name("body")
+        while decl is not None and decl.type != "function_declarator":
+            decl = decl.child_by_field_name("declarator")
+        if decl is None or body is None:
+            continue
+        name = decl.child_by_field_name("declarator")
+        params = decl.child_by_field_name("parameters")
+        stmts = [x for x in body.named_children if x.type != "comment"]
+        if name is None or params is None or len(stmts) != 1 or stmts[0].type != "expression_statement":
+            continue
+        asm = mfma.parse_asm(unit, stmts[0])
+        if asm is None:
+            continue
+        m = mfma.MMA.match(asm.mnemonic)
+        if m is None or m.group(1) != m.group(2) or tuple(len(g) for g in asm.groups) != (4, 4, 2, 4):
+            continue
+        names = [_param_name(unit, p) for p in params.named_children if p.type == "parameter_declaration"]
+        roles = []
+        for group in asm.groups:
+            found_el = [_ELEMENT.match(x) for x in group]
+            if any(f is None for f in found_el) or [int(f.group(2)) for f in found_el] != list(range(len(group))):
+                break
+            bases = {f.group(1).strip() for f in found_el}
+            if len(bases) != 1 or (base := bases.pop()) not in names:
+                break
+            roles.append(base)
+        if len(roles) == 4:
+            found[unit.text(name)] = (m.group(1), names, tuple(roles))
+    return found
+
+
+def _param_name(unit: SourceFile, param: Node) -> str:
+    decl = param.child_by_field_name("declarator")
+    while decl is not None and decl.type != "identifier":
+        inner = decl.child_by_field_name("declarator")
+        decl = inner if inner is not None else next((c for c in decl.named_children if c.type != "type_qualifier"), None)
+    return unit.text(decl) if decl is not None else ""
+
+
+def _step(unit: SourceFile, stmt: Node, wrappers) -> Step | str | None:
+    """The mma of a loop body statement: a Step, a reason it cannot pair, or None (no mma)."""
+    if stmt.type != "expression_statement" or not stmt.named_children:
+        return None
+    expr = stmt.named_children[0]
+    if expr.type == "gnu_asm_expression":
+        asm = mfma.parse_asm(unit, stmt)
+        if asm is None or not asm.mnemonic.startswith("mma.sync"):
+            return None
+        regs = _registers(asm)
+        if regs is None:
+            return "the asm's registers are not base[0..n] arrays with C the same as D, or not m16n8k16 f16/bf16"
+        return Step(stmt, *regs, asm=True)
+    if expr.type != "call_expression":
+        return None
+    fn = expr.child_by_field_name("function")
+    if fn is None or unit.text(fn) not in wrappers:
+        return None
+    dtype, names, roles = wrappers[unit.text(fn)]
+    args = [" ".join(unit.text(a).split()) for a in patterns.args(expr)]
+    if len(args) != len(names):
+        return "the wrapper's call has another argument count"
+    by_name = dict(zip(names, args))
+    acc, a, b, c = (by_name[r] for r in roles)
+    if acc != c:
+        return f"`{unit.text(fn)}` is called with C `{c}` other than D `{acc}`"
+    if not all(_BASE.match(x) and not _WRITES.search(x) for x in (acc, a, b)):
+        return "an argument is not an array element or name"
+    return Step(stmt, dtype, acc, a, b, asm=False)
+
+
+def _body(loop: Node) -> Node | None:
+    """A for loop's body. `for (...)` then `#pragma unroll` then an unbraced statement parses as a loop
+    with an empty body (a MISSING `;`) followed by the pragma and the statement: that statement."""
+    body = loop.child_by_field_name("body")
+    if body is None or body.type != "expression_statement" or body.named_child_count or not _missing(body):
+        return body
+    nxt = loop.next_named_sibling
+    while nxt is not None and nxt.type in ("preproc_call", "comment"):
+        nxt = nxt.next_named_sibling
+    return nxt if nxt is not None and nxt.prev_named_sibling is not None and nxt.prev_named_sibling.type == "preproc_call" else None
+
+
+def _missing(node: Node) -> bool:
+    return any(c.is_missing for c in node.children)
+
+
+def _only(body: Node | None) -> Node | None:
+    """The one statement of a loop body (braces, comments and #pragma lines aside)."""
+    if body is None:
+        return None
+    if body.type != "compound_statement":
+        return body
+    stmts = [x for x in body.named_children if x.type not in ("comment", "preproc_call")]
+    return stmts[0] if len(stmts) == 1 else None
+
+
+def _counter(unit: SourceFile, loop: Node) -> tuple[str, int | None] | None:
+    """(var, trip count) of `for (T var = 0; var < bound; ++var / var++ / var += 1)`; count None when
+    the bound is not a constant the file defines."""
+    init, cond, update = (loop.child_by_field_name(f) for f in ("initializer", "condition", "update"))
+    if init is None or cond is None or update is None or init.type != "declaration":
+        return None
+    decls = [c for c in init.named_children if c.type == "init_declarator"]
+    if len(decls) != 1 or unit.text(decls[0].child_by_field_name("value") or decls[0]) != "0":
+        return None
+    var = unit.text(decls[0].child_by_field_name("declarator"))
+    if cond.type != "binary_expression" or unit.text(cond.child_by_field_name("operator")) != "<":
+        return None
+    if unit.text(cond.child_by_field_name("left")) != var:
+        return None
+    step = " ".join(unit.text(update).split())
+    if step not in (f"++{var}", f"{var}++", f"{var} += 1", f"{var}+=1"):
+        return None
+    bound = cond.child_by_field_name("right")
+    return var, patterns.value(unit, patterns.View(unit, 0), bound)
+
+
+def _nest(unit: SourceFile, outer: Node, wrappers):
+    """(outer, inner, step, (outer var, inner var), k var, n var) of a pairable K loop nest, a reason why an mma loop nest
+    is not pairable, or None when `outer` is not the outer loop of a nest around one mma."""
+    inner = _only(_body(outer))
+    if inner is None or inner.type != "for_statement":
+        return None
+    stmt = _only(_body(inner))
+    step = _step(unit, stmt, wrappers) if stmt is not None else None
+    if step is None or isinstance(step, str):
+        return step
+    counters = [_counter(unit, x) for x in (outer, inner)]
+    if any(c is None for c in counters):
+        return "the loops do not count from 0 by 1 to a bound"
+    (ov, on), (iv, inn) = counters
+    uses = {x: {v for v in (ov, iv) if _mentions(x, v)} for x in (step.acc, step.a)}
+    if not uses[step.acc]:
+        return ("one accumulator, no second n8 tile sharing the A registers (two k steps of one m16n8 tile "
+                "cannot fill a v_mfma_f32_16x16x32: the two warps' operands are independent)")
+    if len(uses[step.acc]) != 1 or len(uses[step.a]) != 1 or uses[step.acc] == uses[step.a]:
+        return "the accumulator must follow one loop (n8 tiles) and the A registers the other (k steps)"
+    nvar = uses[step.acc].pop()
+    kvar = ov if nvar == iv else iv
+    for var, count in ((ov, on), (iv, inn)):
+        if count is None or count <= 0 or count % 2:
+            what = "k steps" if var == kvar else "n8 tiles sharing the A registers"
+            return f"the {what} over `{var}` are not an even constant count"
+    return outer, inner, step, (ov, iv), kvar, nvar
+
+
+def _mentions(text: str, var: str) -> bool:
+    return re.search(rf"(?<![\w.>]){re.escape(var)}(?!\w)", text) is not None
+
+
+def _next(text: str, var: str) -> str:
+    """`text` at var + 1: `acc[n]` -> `acc[n + 1]`."""
+    text = re.sub(rf"\[\s*{re.escape(var)}\s*\]", f"[{var} + 1]", text)
+    return re.sub(rf"(?<![\w.>\[]){re.escape(var)}(?!\w)", f"({var} + 1)", text)
+
+
+def _paired(unit: SourceFile, outer: Node, inner: Node, step: Step, loop_vars: tuple[str, str], kvar: str,
+            nvar: str) -> Hit:
+    updates = [x.child_by_field_name("update") for x in (outer, inner)]
+    acc, a, b = step.acc, step.a, step.b
+    args = [acc, _next(acc, nvar), a, _next(a, kvar), b, _next(b, nvar), _next(b, kvar), _next(_next(b, kvar), nvar)]
+    call = f"porter_mma_m16n16k32_{step.dtype}({', '.join(args)});"
+    edits = tuple(Edit(u.start_byte, u.end_byte, f"{v} += 2") for u, v in zip(updates, loop_vars))
+    edits += (Edit(step.node.start_byte, step.node.end_byte, call),)
+    return Hit(outer.start_byte, outer.start_byte + 3,
+               f"mma.sync m16n8k16 K loop over `{kvar}` x n8 tiles over `{nvar}`: two k steps of two tiles "
+               f"sharing A per porter_mma_m16n16k32_{step.dtype} (one full-K v_mfma_f32_16x16x32_{step.dtype} "
+               "per warp: half the MFMA count)",
+               severity=Severity.error if step.asm else Severity.info, edits=edits)
