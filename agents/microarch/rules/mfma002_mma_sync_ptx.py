@@ -89,10 +89,19 @@ def mma_sync_ptx(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         return
     wrappers = _wrappers(unit)
     paired: set[int] = set()
+    inner_loops: set[int] = set()  # the inner loops of the nests seen (loops come outer first)
     for loop in unit.captures(_LOOPS):
         nest = _nest(unit, loop, wrappers)
         if nest is None:
+            body = _only(_body(loop))
+            step = _step(unit, body, wrappers) if body is not None else None
+            if isinstance(step, Step) and loop.start_byte not in inner_loops:
+                yield Hit(loop.start_byte, loop.start_byte + 3,
+                          "mma.sync loop left unpaired: one loop around the mma, its k steps (if any) from an "
+                          "enclosing loop that does more (loads); pairing needs two k steps' registers in one "
+                          "nest", severity=Severity.info)
             continue
+        inner_loops.add(_only(_body(loop)).start_byte)
         if isinstance(nest, str):
             yield Hit(loop.start_byte, loop.start_byte + 3, f"mma.sync K loop left unpaired: {nest}",
                       severity=Severity.info)
