@@ -125,13 +125,25 @@ __device__ inline f32x4 half_wave_step(V p, V q, f32x4 c) {
   return half_alone(p, q, c);
 }
 
+// The value `v` holds in lane l ^ 8, the other half of this lane's 16-lane row: DPP row_ror:8
+// (AMD GCN/CDNA DPP row rotate, 0x120 + 8), a VALU move where ds_bpermute goes through the LDS
+// crossbar. Under hip_on_cuda, the emulated ds_bpermute.
+__device__ inline unsigned from_lane_xor8(unsigned v) {
+#if defined(PORTER_HIP_ON_CUDA)
+  return from_lane(v, lane() ^ 8u);
+#else
+  return static_cast<unsigned>(__builtin_amdgcn_update_dpp(0, static_cast<int>(v), 0x128, 0xf, 0xf, false));
+#endif
+}
+
 // Whether this lane carries P rows for its own half: P row l % 16 lies in 8h..8h+7.
 __device__ inline bool p_row_lane() { return ((lane() >> 3) & 1) == ((lane() >> 5) & 1); }
 
 // The A operand of one half-wave step from a 16-row A in the full layout (lane r of half h holds
 // row r % 16, K group r / 16): P rows 8h..8h+7 = A rows 8s..8s+7 of the slab s asked for, zero in
 // the other half's P rows (the other half's D rows must get nothing from this half). Row
-// 8s + (r % 8) lives in lane r with bit 3 set to s: this lane for s == h, lane r ^ 8 otherwise.
+// 8s + (r % 8) lives in lane r with bit 3 set to s: this lane for s == h, lane r ^ 8 otherwise
+// (from_lane_xor8: no ds_bpermute).
 template <typename V>
 __device__ inline void slab_rows(V a, V& slab0, V& slab1) {
   const unsigned l = lane(), h = (l >> 5) & 1;
@@ -139,7 +151,7 @@ __device__ inline void slab_rows(V a, V& slab0, V& slab1) {
   const u32x4 own = __builtin_bit_cast(u32x4, a);
   u32x4 lo, hi;
   for (int w = 0; w < 4; ++w) {
-    const unsigned other = from_lane(own[w], l ^ 8u);
+    const unsigned other = from_lane_xor8(own[w]);
     lo[w] = mine ? (h ? other : own[w]) : 0u;
     hi[w] = mine ? (h ? own[w] : other) : 0u;
   }
