@@ -223,3 +223,25 @@ __global__ void tile(const half* a) {
     small = body.replace("WMMA_K, half", "SMALL, half")
     bad = run_rules(SourceFile("tile.cu", small.encode(), "cuda"), [rules.get("MFMA001")], ctx, agent="microarch")
     assert bad.patch is None and any("SMALL" in f.message for f in bad.findings)
+
+
+def test_consecutive_mma_steps_pair_only_as_whole_two_by_two_groups() -> None:
+    """Four consecutive asm steps (accumulators 0 and 1, k steps a[0] then a[1]) pair, in any order that
+    keeps each accumulator's k order; a third k step into an accumulator leaves the run unpaired."""
+    asm = ('asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, '
+           '{%8,%9}, {%0,%1,%2,%3};" : "+f"(c[N][0]), "+f"(c[N][1]), "+f"(c[N][2]), "+f"(c[N][3]) : '
+           '"r"(a[K][0]), "r"(a[K][1]), "r"(a[K][2]), "r"(a[K][3]), "r"(b[K][N][0]), "r"(b[K][N][1]));')
+
+    def body(steps):
+        lines = "\n".join("  " + asm.replace("[N]", f"[{n}]").replace("[K]", f"[{k}]") for k, n in steps)
+        return f"__device__ void f(float (*c)[4], const unsigned (*a)[4], const unsigned (*b)[2][2]) {{\n{lines}\n}}\n"
+
+    text = body([(0, 1), (0, 0), (1, 0), (1, 1)])
+    result = run_rules(SourceFile("x.cu", text.encode(), "cuda"), [rules.get("MFMA002")], RuleContext(), agent="microarch")
+    out = result.patch.apply_to(text.encode()).decode()
+    assert "porter_mma_m16n16k32_f16(c[1], c[0], a[0], a[1], b[0][1], b[0][0], b[1][1], b[1][0]);" in out
+    assert "mma.sync" not in out and out.count("porter_mma") == 1
+    three = body([(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)])
+    result = run_rules(SourceFile("x.cu", three.encode(), "cuda"), [rules.get("MFMA002")], RuleContext(), agent="microarch")
+    out = result.patch.apply_to(three.encode()).decode()
+    assert "porter_mma_m16n16k32" not in out and out.count("porter_mma_m16n8k16_f16") == 5

@@ -20,9 +20,11 @@ Why: `asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 ...")` is PTX: cl
     B (32 x 16), one MFMA, so a K loop nest over k steps and n8 tiles (the asm statement or a
     wrapper function whose body is that asm, called with `acc[n], a[k], b[k][n]`, both loops
     counting from 0 by 1 to an even constant) steps both by 2 and calls
-    porter_mma_m16n16k32_{f16,bf16}: 2 MFMAs per wave where 4 ran. Other mma.sync loops (odd or
-    unknown trip counts, an accumulator that depends on k, anything else in the loop) stay unpaired,
-    with a note saying why.
+    porter_mma_m16n16k32_{f16,bf16}: 2 MFMAs per wave where 4 ran. The same nest unrolled by hand
+    (consecutive statements, each accumulator stepped by a0 then a1) becomes the paired calls.
+    Other mma.sync loops (odd or unknown trip counts, one accumulator, a K loop that also loads
+    the next step's registers, as flash-attention kernels write it) stay unpaired, with a note
+    saying why.
 
 Before:
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
@@ -63,6 +65,7 @@ from porter.syntax import SourceFile
 
 _STATEMENTS = "(expression_statement (gnu_asm_expression)) @s"
 _FUNCTIONS = "(function_definition) @f"
+_BLOCKS = "(compound_statement) @b"
 _LOOPS = "(for_statement) @f"
 # An operand register `base[i]`; the base an identifier with subscripts (`acc[n]`, `frag_b[k][n]`).
 _ELEMENT = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*\[[^\[\]]+\])*)\s*\[\s*(\d+)\s*\]\s*$")
@@ -108,6 +111,11 @@ def mma_sync_ptx(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
             continue
         paired.add(nest[2].node.start_byte)
         yield _paired(unit, *nest)
+    for run in _runs(unit, wrappers):
+        hit = _paired_run(unit, run)
+        if hit is not None:
+            paired.update(s.node.start_byte for s in run)
+            yield hit
     for statement in unit.captures(_STATEMENTS):
         if statement.start_byte in paired:
             continue
@@ -320,3 +328,50 @@ def _paired(unit: SourceFile, outer: Node, inner: Node, step: Step, loop_vars: t
                f"sharing A per porter_mma_m16n16k32_{step.dtype} (one full-K v_mfma_f32_16x16x32_{step.dtype} "
                "per warp: half the MFMA count)",
                severity=Severity.error if step.asm else Severity.info, edits=edits)
+
+
+def _runs(unit: SourceFile, wrappers) -> Iterator[list[Step]]:
+    """Runs of 4 or more consecutive mma statements of one type in a block (nothing between them)."""
+    for block in unit.captures(_BLOCKS):
+        run: list[Step] = []
+        for child in [*block.named_children, None]:
+            step = _step(unit, child, wrappers) if child is not None else None
+            if isinstance(step, Step) and (not run or run[0].dtype == step.dtype):
+                run.append(step)
+                continue
+            if len(run) >= 4:
+                yield run
+            run = [step] if isinstance(step, Step) else []
+
+
+def _paired_run(unit: SourceFile, run: list[Step]) -> Hit | None:
+    """Consecutive steps (an unrolled K loop nest) as paired calls: every accumulator gets exactly two
+    steps, with A registers a0 then a1, and the accumulators sharing (a0, a1) come in twos. The
+    steps of different accumulators are independent (the accumulators are neither A nor B), so each
+    pair of accumulators is issued at the place of its first step, its two k steps in order."""
+    by_acc: dict[str, list[Step]] = {}
+    for s in run:
+        by_acc.setdefault(s.acc, []).append(s)
+    reads = {x for s in run for x in (s.a, s.b)}
+    if any(len(v) != 2 or v[0].a == v[1].a for v in by_acc.values()) or reads & set(by_acc):
+        return None
+    groups: dict[tuple[str, str], list[str]] = {}
+    for acc, (k0, k1) in by_acc.items():
+        groups.setdefault((k0.a, k1.a), []).append(acc)
+    if any(len(accs) % 2 for accs in groups.values()):
+        return None
+    indent = unit.data[unit.data.rfind(b"\n", 0, run[0].node.start_byte) + 1:run[0].node.start_byte].decode()
+    calls = []
+    for (a0, a1), accs in groups.items():
+        for c0, c1 in zip(accs[::2], accs[1::2]):
+            (s00, s10), (s01, s11) = by_acc[c0], by_acc[c1]
+            args = [c0, c1, a0, a1, s00.b, s01.b, s10.b, s11.b]
+            calls.append(f"porter_mma_m16n16k32_{run[0].dtype}({', '.join(args)});")
+    text = ("\n" + indent if not indent.strip() else " ").join(calls)
+    start, end = run[0].node.start_byte, run[-1].node.end_byte
+    return Hit(start, end,
+               f"{len(run)} consecutive mma.sync m16n8k16 steps (2 k steps x {len(by_acc)} n8 tiles sharing A) -> "
+               f"{len(calls)} porter_mma_m16n16k32_{run[0].dtype} (one full-K v_mfma_f32_16x16x32 per warp each: "
+               "half the MFMA count)",
+               severity=Severity.error if any(s.asm for s in run) else Severity.info,
+               edits=(Edit(start, end, text),))
