@@ -211,6 +211,7 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
         wm_mma, wn_mma = _warp_grid(c.bm, c.bn, c.nw, 16)  # warps
         wm_n, wn_n = np.where(wgmma, wm_wg, wm_mma), np.where(wgmma, wn_wg, wn_mma)
     wm, wn = c.bm / wm_n, c.bn / wn_n  # rows and columns per warp (per warpgroup on wgmma)
+    c.wgmma = wgmma
 
     # Registers per lane: the fp32 accumulator spread over the block's threads, the A/B fragments
     # a warp holds for one BK step (none on wgmma: its operands stay in shared memory), overhead.
@@ -271,9 +272,14 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     # fp8 wgmma reads its operands K-major only (PTX ISA: the transpose bits are for 16-bit types);
     # an MN-major fp8 tile is transposed on its way into shared memory every K-step, a cost that
     # grows with that tile alone: measured, it makes tall-thin tiles (BM 256, BN 32-64) win.
+    # NVIDIA only, and only on the wgmma path: Triton asks for the K-major shared layout for MMAv3
+    # alone (AccelerateMatmul: no transpose for 8-bit MMAv3 operands). On mma.sync the tile stays in
+    # shared memory as loaded (cp.async) and each warp's fragment reads transpose 16-bit pairs with
+    # ldmatrix.trans, the bytes then shuffled in registers: no extra shared-memory traffic. (gfx950's
+    # counterpart, the half-rate transposing LDS reads, is in a_reads / b_reads above.)
     if not amd and a_b == 1:
         transposed = (0 if traits.b_k_major else c.bn * c.bk) + (0 if traits.a_k_major else c.bm * c.bk)
-        op_bytes = op_bytes + FP8_TRANSPOSE_PASSES * transposed * a_b
+        op_bytes = op_bytes + np.where(wgmma, FP8_TRANSPOSE_PASSES * transposed * a_b, 0.0)
     c.lds_clk = op_bytes / lds_clk_rate
     c.pipelined = c.ns >= 2
 

@@ -32,6 +32,15 @@ def test_fp8_mn_major_operand_pays_its_transpose_on_sm90_only():
     assert bf_nn.lds_clk[0] == bf_nt.lds_clk[0]  # 16-bit wgmma reads either major
 
 
+def test_fp8_mma_sync_tile_is_not_transposed_through_shared_memory():
+    # BM 32 runs mma.sync: the tile stays MN-major in shared memory and ldmatrix.trans reads it.
+    h200 = hardware.get("h200")
+    small = GemmConfig(32, 64, 128, num_warps=4, num_stages=3)
+    nt, nn = (Candidates([small], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+    assert not nn.wgmma[0]
+    assert nn.lds_clk[0] == nt.lds_clk[0]
+
+
 def test_gfx950_reads_an_mn_major_operand_at_half_rate():
     gfx = hardware.get("gfx950")
     cfg = GemmConfig(128, 128, 64, num_warps=4, num_stages=2, matrix_instr_nonkdim=16)
