@@ -55,9 +55,13 @@ REGISTER_OVERHEAD = 40
 # programming guide) and, on gfx9, 32 waves per CU, i.e. 32 one-wave workgroups.
 MAX_WORKGROUPS_PER_CU = 32
 LAUNCH_OVERHEAD_S = 3e-6
-# Bytes through shared memory per byte of a transposed fp8 tile, per K-step: fit (2, 4, ..., 32 tried)
-# on the fit half of the "nn" fp8 shapes of bench/results/perfmodel-h200-raw-nn-2026-12-01.json.
-FP8_TRANSPOSE_PASSES = 16
+# Bytes through shared memory per byte of a transposed fp8 tile and per conflicting lane, per K-step
+# (wgmma only; see _tile_costs). Bank arithmetic alone gives 4 (one byte written per 4-byte bank
+# access); the register round trip, the barrier and the proxy fence before wgmma reads are not
+# modelled apart. Fit on the fit half of the "nn" fp8 shapes of
+# bench/results/perfmodel-h200-raw-nn-2026-12-01.json (bench/perfmodel_fitscore.py; 4-32 tried,
+# 10-16 score the same, 12 taken, clear of the drop at 18).
+FP8_TRANSPOSE_PASSES = 12
 
 
 def lds_bytes(bm, bn, bk, num_stages, elem_bytes):
@@ -277,8 +281,16 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     # shared memory as loaded (cp.async) and each warp's fragment reads transpose 16-bit pairs with
     # ldmatrix.trans, the bytes then shuffled in registers: no extra shared-memory traffic. (gfx950's
     # counterpart, the half-rate transposing LDS reads, is in a_reads / b_reads above.)
+    # The store itself: the tile comes out of global memory in 16-byte vectors along MN, so
+    # min(warp, MN bytes / 16) lanes of a warp lie along MN; written K-major, one byte each, their
+    # bytes land 16 rows apart, a whole number of the 128-byte swizzle's 8-row period: one bank,
+    # and the store serializes over those lanes (bank conflicts growing with BN: measured, the
+    # nn fp8 cost per byte rises ~4x from BN 64 to BN 256 at 12288x12288x32).
     if not amd and a_b == 1:
-        transposed = (0 if traits.b_k_major else c.bn * c.bk) + (0 if traits.a_k_major else c.bm * c.bk)
+        lanes_a = np.minimum(lanes, c.bm * a_b / 16)
+        lanes_b = np.minimum(lanes, c.bn * a_b / 16)
+        transposed = ((0 if traits.b_k_major else c.bn * c.bk * lanes_b)
+                      + (0 if traits.a_k_major else c.bm * c.bk * lanes_a))
         op_bytes = op_bytes + np.where(wgmma, FP8_TRANSPOSE_PASSES * transposed * a_b, 0.0)
     c.lds_clk = op_bytes / lds_clk_rate
     c.pipelined = c.ns >= 2

@@ -26,10 +26,22 @@ def test_unknown_layout_is_refused():
 def test_fp8_mn_major_operand_pays_its_transpose_on_sm90_only():
     h200 = hardware.get("h200")
     nt, nn = (Candidates([CFG], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
-    extra = FP8_TRANSPOSE_PASSES * CFG.block_n * CFG.block_k * 1 / h200.model.lds_bytes_per_clk_per_cu.value
+    lanes = CFG.block_n // 16  # lanes of a warp along N: 16-byte vectors of fp8
+    extra = FP8_TRANSPOSE_PASSES * CFG.block_n * CFG.block_k * lanes / h200.model.lds_bytes_per_clk_per_cu.value
     assert nn.lds_clk[0] - nt.lds_clk[0] == pytest.approx(extra)
     bf_nt, bf_nn = (Candidates([CFG], h200, "bf16", Traits(layout)) for layout in ("nt", "nn"))
     assert bf_nn.lds_clk[0] == bf_nt.lds_clk[0]  # 16-bit wgmma reads either major
+
+
+def test_fp8_transposing_store_conflicts_grow_with_the_tile_width():
+    # Bytes of lanes along N land in one bank: per byte, a BN 256 tile pays 4x a BN 64 tile.
+    h200 = hardware.get("h200")
+    narrow, wide = (GemmConfig(128, bn, 64, num_warps=8, num_stages=2) for bn in (64, 256))
+    per_byte = []
+    for cfg in (narrow, wide):
+        nt, nn = (Candidates([cfg], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+        per_byte.append((nn.lds_clk[0] - nt.lds_clk[0]) / (cfg.block_n * cfg.block_k))
+    assert per_byte[1] == pytest.approx(4 * per_byte[0])
 
 
 def test_fp8_mma_sync_tile_is_not_transposed_through_shared_memory():
