@@ -340,6 +340,10 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     # Bytes a K-step loads: rows and columns past the matrix edge are masked, never fetched.
     tile_bytes = (np.minimum(c.bm, m) + np.minimum(c.bn, n)) * c.bk * a_b
     slots = cus * c.resident
+    # K-steps in flight per workgroup: (stages - 1), but never more than the loop has. Triton's
+    # pipeliners (NVIDIA's and AMD's stream pipeliner alike) issue the prologue loads for the first
+    # stages - 1 iterations and predicate off those past the last one; the LDS stays allocated.
+    depth = np.maximum(1, np.minimum(c.ns - 1, iters))
 
     # Waves: full ones with `resident` workgroups per CU, then a last one with fewer.
     full = np.floor(tiles / slots)
@@ -351,9 +355,9 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
         compute = per_cu * c.compute_clk / clk
         lds = per_cu * c.lds_clk / clk
         # Global loads of one K-step for the CU's workgroups: the bytes at the CU's L2 bandwidth,
-        # and, with (stages - 1) steps in flight per workgroup, one latency per that many steps.
+        # and, with `depth` steps in flight per workgroup, one latency per that many steps.
         transfer = per_cu * tile_bytes / cu_bw
-        load = np.maximum(transfer, (latency + transfer) / np.maximum(1, c.ns - 1))
+        load = np.maximum(transfer, (latency + transfer) / depth)
         core = np.maximum(compute, lds)
         # The CU's matrix unit is shared by its workgroups, but each workgroup also waits on its
         # own loop overhead (barriers, waits for its operands): one workgroup alone cannot fill
