@@ -340,6 +340,9 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     # Bytes a K-step loads: rows and columns past the matrix edge are masked, never fetched.
     tile_bytes = (np.minimum(c.bm, m) + np.minimum(c.bn, n)) * c.bk * a_b
     slots = cus * c.resident
+    fetch = dev.model.dram_fetch_bytes.value
+    a_run = 1.0 if c.traits.a_k_major else np.maximum(1.0, fetch / (np.minimum(c.bm, m) * a_b))
+    b_run = 1.0 if c.traits.b_k_major else np.maximum(1.0, fetch / (np.minimum(c.bn, n) * a_b))
     # K-steps in flight per workgroup: (stages - 1), but never more than the loop has. Triton's
     # pipeliners (NVIDIA's and AMD's stream pipeliner alike) issue the prologue loads for the first
     # stages - 1 iterations and predicate off those past the last one; the LDS stays allocated.
@@ -372,7 +375,9 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
         l2_bytes = active * iters * tile_bytes
         rows = np.minimum(tiles_m, np.minimum(c.gm, active) * np.ceil(active / (c.gm * tiles_n)))
         cols = np.minimum(tiles_n, np.ceil(active / np.minimum(c.gm, tiles_m)))
-        unique = (np.minimum(rows * c.bm, m) + np.minimum(cols * c.bn, n)) * k * a_b
+        # An MN-major operand streams out of DRAM in runs of one tile row (BM or BN elements); a run
+        # shorter than the L2's fetch unit moves the whole unit (both vendors: the device's figure).
+        unique = (np.minimum(rows * c.bm, m) * a_run + np.minimum(cols * c.bn, n) * b_run) * k * a_b
         whole = (m + n) * k * a_b
         share = active / tiles
         out = active * c.bm * c.bn * o_b

@@ -13,7 +13,7 @@ from porter import hardware
 from porter import triton_source as src
 from porter.cli import app
 from porter.perfmodel import GemmConfig, Traits, select
-from porter.perfmodel.gemm import FP8_TRANSPOSE_PASSES, Candidates
+from porter.perfmodel.gemm import BOUNDS, FP8_TRANSPOSE_PASSES, Candidates, Gemm, evaluate
 
 CFG = GemmConfig(128, 64, 64, num_warps=4, num_stages=2)
 
@@ -151,3 +151,18 @@ def test_dot_layout_from_the_loads(kernel, layout, read):
     module = cst.parse_module(KERNELS)
     names = src.aliases(module)
     assert src.dot_layout(src.kernels(module, names)[kernel], names) == (layout, read)
+
+
+@pytest.mark.parametrize("device", ["h200", "gfx950"])
+def test_narrow_mn_major_rows_stream_whole_fetch_units(device):
+    # M = 16 streams B from DRAM: B[K,N] (N contiguous) in BN-element rows. A 32-wide bf16 row is
+    # 64 B, half the 128-byte fetch unit, so it moves B twice over; a K-major W[N,K] does not care.
+    dev = hardware.get(device)
+    nonk, nw = (16, 2) if dev.vendor == "amd" else (0, 4)  # gfx950: each wave 16 columns at least
+    narrow, wide = (GemmConfig(16, bn, 128, num_warps=nw, num_stages=3, matrix_instr_nonkdim=nonk) for bn in (32, 64))
+    assert dev.model.dram_fetch_bytes.value == 128
+    problem = {lay: Gemm(16, 8192, 28672, "bf16", Traits(lay)) for lay in ("nt", "nn")}
+    out = {lay: evaluate(problem[lay], Candidates([narrow, wide], dev, "bf16", Traits(lay))) for lay in ("nt", "nn")}
+    (t_nt, _), (t_nn, bound_nn) = out["nt"], out["nn"]
+    assert t_nn[0] > t_nt[0] and BOUNDS[int(bound_nn[0])] == "dram"  # 64 B rows: twice the DRAM bytes
+    assert t_nn[1] == t_nt[1]  # 128 B rows: none wasted
