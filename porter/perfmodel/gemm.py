@@ -13,14 +13,18 @@ The model, in the shape of the published analytical GEMM models (../shared/HARDW
 2. Per K-iteration on one CU, three times, overlapped when the loop is pipelined:
    - compute: 2·BM·BN·BK at the matrix unit's dense rate for the dtype (the device data),
      derated on NVIDIA when the tile is too small for wgmma and Triton falls back to mma.sync;
-   - operand reads out of LDS (shared memory) into the matrix unit, at the CU's LDS bandwidth;
+   - operand reads out of LDS (shared memory) into the matrix unit, at the CU's LDS bandwidth,
+     plus, on sm_90's wgmma path, the byte-wise transposing store of an MN-major fp8 tile
+     (serialized over the warp's lanes along MN: bank conflicts);
    - global loads of the A and B tiles, at the smaller of the CU's L2 bandwidth and what the
-     pipeline keeps in flight (Little's law: (stages - 1) tiles per workgroup / DRAM latency).
+     pipeline keeps in flight (Little's law: min(stages - 1, K-steps) tiles per workgroup /
+     DRAM latency).
 3. Waves of workgroups over the CUs: timesteps = ceil(tiles / (CUs x resident)); the last,
    partial wave runs fewer workgroups per CU (wave quantisation).
 4. Per wave, the device-wide limits: all tile loads through L2; the unique A and B panels of
    the concurrently resident tiles (with GROUP_M's grouped ordering) from DRAM, or once per
-   problem when A and B fit in L2. On AMD, workgroups go round-robin over the XCDs, each with
+   problem when A and B fit in L2; an MN-major operand's tile rows shorter than the L2's fetch
+   unit (hardware data: dram_fetch_bytes) move the whole unit. On AMD, workgroups go round-robin over the XCDs, each with
    its own 4 MiB L2: every XCD fetches the wave's panels from the MALL, which holds A and B.
 5. Prologue (first loads, one DRAM latency) and epilogue (storing the C tile) per wave.
 
