@@ -24,8 +24,9 @@ The model, in the shape of the published analytical GEMM models (../shared/HARDW
 4. Per wave, the device-wide limits: all tile loads through L2; the unique A and B panels of
    the concurrently resident tiles (with GROUP_M's grouped ordering) from DRAM, or once per
    problem when A and B fit in L2; an MN-major operand's tile rows shorter than the L2's fetch
-   unit (hardware data: dram_fetch_bytes) move the whole unit. On AMD, workgroups go round-robin over the XCDs, each with
-   its own 4 MiB L2: every XCD fetches the wave's panels from the MALL, which holds A and B.
+   unit (hardware data: dram_fetch_bytes) move the whole unit. On AMD, workgroups go
+   round-robin over the XCDs, each with its own 4 MiB L2: every XCD fetches the wave's panels
+   from the MALL, which holds A and B.
 5. Prologue (first loads, one DRAM latency) and epilogue (storing the C tile) per wave.
 
 What the model does not know is said where it matters: the compiler's real register and LDS
