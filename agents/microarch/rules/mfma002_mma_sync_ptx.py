@@ -17,8 +17,9 @@ Why: `asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 ...")` is PTX: cl
     fill it: the two warps' operands are independent, and one 16x16x32 product holds two
     independent products only block-diagonally (half its K or half its outputs each). Two k16 steps
     of two n8 tiles that share the A fragment can: per warp they are D (16 x 16) = [A0 A1] (16 x 32)
-    B (32 x 16), one MFMA, so a K loop nest over k steps and n8 tiles (the asm statement or a
-    wrapper function whose body is that asm, called with `acc[n], a[k], b[k][n]`, both loops
+    B (32 x 16), one MFMA, so a K loop nest over k steps and n8 tiles (the asm statement, or a
+    function or function-like macro whose body is that asm, called with `acc[n], a[k], b[k][n]` or
+    `acc[n][0], ..., a[k][0], ...`, both loops
     counting from 0 by 1 to an even constant) steps both by 2 and calls
     porter_mma_m16n16k32_{f16,bf16}: 2 MFMAs per wave where 4 ran. The same nest unrolled by hand
     (consecutive statements, each accumulator stepped by a0 then a1) becomes the paired calls.
@@ -39,6 +40,9 @@ After:
     for (int k = 0; k < 2; k += 2)
       for (int n = 0; n < 4; n += 2)
         porter_mma_m16n16k32_bf16(acc[n], acc[n + 1], a[k], a[k + 1], b[k][n], b[k][n + 1], b[k + 1][n], b[k + 1][n + 1]);
+
+    An asm a `#define` holds (`#define HMMA16816(RD0, ...) asm volatile(...)`) is rewritten in the
+    macro: it then calls the helper.
 
 Fix safety: safe for m16n8k16 .row.col with f16.f16 or bf16.bf16 inputs and f32 C/D: exact
     (same register contents out, float accumulation). Paired loops: the same products into the
@@ -66,6 +70,7 @@ from porter.syntax import SourceFile
 _STATEMENTS = "(expression_statement (gnu_asm_expression)) @s"
 _FUNCTIONS = "(function_definition) @f"
 _BLOCKS = "(compound_statement) @b"
+_MACROS = "(preproc_function_def) @m"
 _LOOPS = "(for_statement) @f"
 # An operand register `base[i]`; the base an identifier with subscripts (`acc[n]`, `frag_b[k][n]`).
 _ELEMENT = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*\[[^\[\]]+\])*)\s*\[\s*(\d+)\s*\]\s*$")
@@ -116,22 +121,29 @@ def mma_sync_ptx(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         if hit is not None:
             paired.update(s.node.start_byte for s in run)
             yield hit
-    for statement in unit.captures(_STATEMENTS):
-        if statement.start_byte in paired:
-            continue
-        asm = mfma.parse_asm(unit, statement)
-        if asm is None or not asm.mnemonic.startswith("mma.sync"):
-            continue
-        m = mfma.MMA.match(asm.mnemonic)
-        shape = tuple(len(g) for g in asm.groups)
-        if m is None or m.group(1) != m.group(2) or shape != (4, 4, 2, 4):
-            yield Hit(statement.start_byte, statement.end_byte,
-                      f"`{asm.mnemonic}`: no gfx950 MFMA helper for this mma.sync form", severity=Severity.error)
-            continue
-        call = f"porter_mma_m16n8k16_{m.group(1)}({', '.join(x for g in asm.groups for x in g)});"
-        yield Hit(statement.start_byte, statement.end_byte,
-                  f"`{asm.mnemonic}` -> porter_mma_m16n8k16_{m.group(1)} (v_mfma_f32_16x16x32_{m.group(1)})",
-                  edits=(Edit(statement.start_byte, statement.end_byte, call),))
+    # The file's statements, then the asm a #define holds (`#define HMMA16816(RD0, ...) asm volatile(...)`:
+    # the macro becomes a call of the helper; its uses are left as they are).
+    for view in patterns.views(unit):
+        for statement in view.src.captures(_STATEMENTS):
+            if view.base == 0 and statement.start_byte in paired:
+                continue
+            asm = mfma.parse_asm(view.src, statement)
+            if asm is None or not asm.mnemonic.startswith("mma.sync"):
+                continue
+            if view.base:  # a macro body: replace the asm expression, keep whatever follows it
+                statement = next(c for c in statement.named_children if c.type == "gnu_asm_expression")
+            start, end = view.span(statement)
+            m = mfma.MMA.match(asm.mnemonic)
+            shape = tuple(len(g) for g in asm.groups)
+            if m is None or m.group(1) != m.group(2) or shape != (4, 4, 2, 4):
+                yield Hit(start, end, f"`{asm.mnemonic}`: no gfx950 MFMA helper for this mma.sync form",
+                          severity=Severity.error)
+                continue
+            call = f"porter_mma_m16n8k16_{m.group(1)}({', '.join(x for g in asm.groups for x in g)})"
+            where = " (in a #define)" if view.base else ""
+            yield Hit(start, end,
+                      f"`{asm.mnemonic}`{where} -> porter_mma_m16n8k16_{m.group(1)} (v_mfma_f32_16x16x32_{m.group(1)})",
+                      edits=(Edit(start, end, call + ("" if view.base else ";")),))
 
 
 def _registers(asm: mfma.AsmStatement) -> tuple[str, str, str, str] | None:
@@ -154,9 +166,10 @@ def _registers(asm: mfma.AsmStatement) -> tuple[str, str, str, str] | None:
     return (m.group(1), d, a, b) if d == c else None
 
 
-def _wrappers(unit: SourceFile) -> dict[str, tuple[str, list[str], tuple[str, ...]]]:
-    """Functions whose body is one m16n8k16 f16/bf16 asm on pointer/array parameters (`d[0]`..):
-    name -> (dtype, parameter names, the parameters holding D, A, B, C)."""
+def _wrappers(unit: SourceFile) -> dict[str, tuple[list[str], mfma.AsmStatement]]:
+    """What a call may stand for: functions whose body is one asm statement (`mma16816(d, a, b, c)`
+    with `"=f"(d[0])`...) and function-like macros whose body is one (`#define HMMA16816(RD0, ...)
+    asm volatile(...)`): name -> (parameter names, the asm with its operands in those names)."""
     found = {}
     for fn in unit.captures(_FUNCTIONS):
         decl, body = fn.child_by_field_name("declarator"), fn.child_by_field_name("body")
@@ -170,23 +183,19 @@ def _wrappers(unit: SourceFile) -> dict[str, tuple[str, list[str], tuple[str, ..
         if name is None or params is None or len(stmts) != 1 or stmts[0].type != "expression_statement":
             continue
         asm = mfma.parse_asm(unit, stmts[0])
-        if asm is None:
+        if asm is not None and asm.mnemonic.startswith("mma.sync"):
+            names = [_param_name(unit, p) for p in params.named_children if p.type == "parameter_declaration"]
+            found[unit.text(name)] = (names, asm)
+    bodies = {v.base: v for v in patterns.views(unit)[1:]}
+    for macro in unit.captures(_MACROS):
+        value, params = macro.child_by_field_name("value"), macro.child_by_field_name("parameters")
+        view = bodies.get(value.start_byte) if value is not None else None
+        stmts = [x for x in view.src.tree.root_node.named_children if x.type != "comment"] if view else []
+        if params is None or len(stmts) != 1 or stmts[0].type != "expression_statement":
             continue
-        m = mfma.MMA.match(asm.mnemonic)
-        if m is None or m.group(1) != m.group(2) or tuple(len(g) for g in asm.groups) != (4, 4, 2, 4):
-            continue
-        names = [_param_name(unit, p) for p in params.named_children if p.type == "parameter_declaration"]
-        roles = []
-        for group in asm.groups:
-            found_el = [_ELEMENT.match(x) for x in group]
-            if any(f is None for f in found_el) or [int(f.group(2)) for f in found_el] != list(range(len(group))):
-                break
-            bases = {f.group(1).strip() for f in found_el}
-            if len(bases) != 1 or (base := bases.pop()) not in names:
-                break
-            roles.append(base)
-        if len(roles) == 4:
-            found[unit.text(name)] = (m.group(1), names, tuple(roles))
+        asm = mfma.parse_asm(view.src, stmts[0])
+        if asm is not None and asm.mnemonic.startswith("mma.sync"):
+            found[unit.text(macro.child_by_field_name("name"))] = ([unit.text(x) for x in params.named_children], asm)
     return found
 
 
@@ -216,17 +225,22 @@ def _step(unit: SourceFile, stmt: Node, wrappers) -> Step | str | None:
     fn = expr.child_by_field_name("function")
     if fn is None or unit.text(fn) not in wrappers:
         return None
-    dtype, names, roles = wrappers[unit.text(fn)]
+    names, asm = wrappers[unit.text(fn)]
     args = [" ".join(unit.text(a).split()) for a in patterns.args(expr)]
-    if len(args) != len(names):
-        return "the wrapper's call has another argument count"
+    if len(args) != len(names) or any(_WRITES.search(a) for a in args):
+        return f"`{unit.text(fn)}` is called with another argument count, or an argument that writes or calls"
     by_name = dict(zip(names, args))
-    acc, a, b, c = (by_name[r] for r in roles)
-    if acc != c:
-        return f"`{unit.text(fn)}` is called with C `{c}` other than D `{acc}`"
-    if not all(_BASE.match(x) and not _WRITES.search(x) for x in (acc, a, b)):
-        return "an argument is not an array element or name"
-    return Step(stmt, dtype, acc, a, b, asm=False)
+    at_call = tuple(tuple(_substitute(x, by_name) for x in g) for g in asm.groups)
+    regs = _registers(mfma.AsmStatement(asm.node, asm.mnemonic, at_call, asm.volatile))
+    if regs is None:
+        return (f"`{unit.text(fn)}`'s registers at this call are not base[0..n] arrays with C the same as D, "
+                "or it is not m16n8k16 f16/bf16")
+    return Step(stmt, *regs, asm=False)
+
+
+def _substitute(text: str, values: dict[str, str]) -> str:
+    """`text` with each parameter name replaced by the call's argument."""
+    return re.sub(r"(?<![\w.>])[A-Za-z_]\w*", lambda m: values.get(m.group(), m.group()), text)
 
 
 def _body(loop: Node) -> Node | None:
