@@ -21,9 +21,10 @@ Why: `asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 ...")` is PTX: cl
     function or function-like macro whose body is that asm, called with `acc[n], a[k], b[k][n]` or
     `acc[n][0], ..., a[k][0], ...`, both loops
     counting from 0 by 1 to an even constant) steps both by 2 and calls
-    porter_mma_m16n16k32_{f16,bf16}: 2 MFMAs per wave where 4 ran. The same nest unrolled by hand
+    porter_mma_m16n16k32_{f16,bf16}: 2 MFMAs per wave where 4 ran. A count porter cannot evaluate
+    (a template parameter) is tested: `if ((kTiles) % 2 == 0) { paired } else { as it was }`. The same nest unrolled by hand
     (consecutive statements, each accumulator stepped by a0 then a1) becomes the paired calls.
-    Other mma.sync loops (odd or unknown trip counts, one accumulator, a K loop that also loads
+    Other mma.sync loops (odd trip counts, one accumulator, a K loop that also loads
     the next step's registers, as flash-attention kernels write it) stay unpaired, with a note
     saying why.
 
@@ -75,6 +76,8 @@ _LOOPS = "(for_statement) @f"
 # An operand register `base[i]`; the base an identifier with subscripts (`acc[n]`, `frag_b[k][n]`).
 _ELEMENT = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*\[[^\[\]]+\])*)\s*\[\s*(\d+)\s*\]\s*$")
 _BASE = re.compile(r"^\s*[A-Za-z_]\w*(?:\s*\[[^\[\]]+\])*\s*$")
+# A loop bound the paired form may test again (`(kTiles) % 2 == 0`): names, literals, arithmetic.
+_PURE_BOUND = re.compile(r"[\w\s+\-*/%()<>:]+")
 _WRITES = re.compile(r"\+\+|--|=|\(")  # an index the paired call would evaluate more often
 
 
@@ -269,9 +272,9 @@ def _only(body: Node | None) -> Node | None:
     return stmts[0] if len(stmts) == 1 else None
 
 
-def _counter(unit: SourceFile, loop: Node) -> tuple[str, int | None] | None:
-    """(var, trip count) of `for (T var = 0; var < bound; ++var / var++ / var += 1)`; count None when
-    the bound is not a constant the file defines."""
+def _counter(unit: SourceFile, loop: Node) -> tuple[str, int | None, str] | None:
+    """(var, trip count, bound text) of `for (T var = 0; var < bound; ++var / var++ / var += 1)`;
+    count None when the bound is not a constant the file defines (a template parameter, a variable)."""
     init, cond, update = (loop.child_by_field_name(f) for f in ("initializer", "condition", "update"))
     if init is None or cond is None or update is None or init.type != "declaration":
         return None
@@ -287,7 +290,7 @@ def _counter(unit: SourceFile, loop: Node) -> tuple[str, int | None] | None:
     if step not in (f"++{var}", f"{var}++", f"{var} += 1", f"{var}+=1"):
         return None
     bound = cond.child_by_field_name("right")
-    return var, patterns.value(unit, patterns.View(unit, 0), bound)
+    return var, patterns.value(unit, patterns.View(unit, 0), bound), " ".join(unit.text(bound).split())
 
 
 def _nest(unit: SourceFile, outer: Node, wrappers):
@@ -303,7 +306,7 @@ def _nest(unit: SourceFile, outer: Node, wrappers):
     counters = [_counter(unit, x) for x in (outer, inner)]
     if any(c is None for c in counters):
         return "the loops do not count from 0 by 1 to a bound"
-    (ov, on), (iv, inn) = counters
+    (ov, on, ob), (iv, inn, ib) = counters
     uses = {x: {v for v in (ov, iv) if _mentions(x, v)} for x in (step.acc, step.a)}
     if not uses[step.acc]:
         return ("one accumulator, no second n8 tile sharing the A registers (two k steps of one m16n8 tile "
@@ -312,11 +315,16 @@ def _nest(unit: SourceFile, outer: Node, wrappers):
         return "the accumulator must follow one loop (n8 tiles) and the A registers the other (k steps)"
     nvar = uses[step.acc].pop()
     kvar = ov if nvar == iv else iv
-    for var, count in ((ov, on), (iv, inn)):
-        if count is None or count <= 0 or count % 2:
-            what = "k steps" if var == kvar else "n8 tiles sharing the A registers"
-            return f"the {what} over `{var}` are not an even constant count"
-    return outer, inner, step, (ov, iv), kvar, nvar
+    guards = []
+    for var, count, bound in ((ov, on, ob), (iv, inn, ib)):
+        what = "k steps" if var == kvar else "n8 tiles sharing the A registers"
+        if count is not None and (count <= 0 or count % 2):
+            return f"the {what} over `{var}` are an odd count ({count})"
+        if count is None:
+            if not _PURE_BOUND.fullmatch(bound):
+                return f"the {what} over `{var}` run to `{bound}`, which the paired loop cannot test for evenness"
+            guards.append(f"({bound}) % 2 == 0")
+    return outer, inner, step, (ov, iv), kvar, nvar, tuple(guards)
 
 
 def _mentions(text: str, var: str) -> bool:
@@ -330,18 +338,52 @@ def _next(text: str, var: str) -> str:
 
 
 def _paired(unit: SourceFile, outer: Node, inner: Node, step: Step, loop_vars: tuple[str, str], kvar: str,
-            nvar: str) -> Hit:
+            nvar: str, guards: tuple[str, ...]) -> Hit:
     updates = [x.child_by_field_name("update") for x in (outer, inner)]
     acc, a, b = step.acc, step.a, step.b
     args = [acc, _next(acc, nvar), a, _next(a, kvar), b, _next(b, nvar), _next(b, kvar), _next(_next(b, kvar), nvar)]
     call = f"porter_mma_m16n16k32_{step.dtype}({', '.join(args)});"
     edits = tuple(Edit(u.start_byte, u.end_byte, f"{v} += 2") for u, v in zip(updates, loop_vars))
     edits += (Edit(step.node.start_byte, step.node.end_byte, call),)
-    return Hit(outer.start_byte, outer.start_byte + 3,
-               f"mma.sync m16n8k16 K loop over `{kvar}` x n8 tiles over `{nvar}`: two k steps of two tiles "
+    message = (f"mma.sync m16n8k16 K loop over `{kvar}` x n8 tiles over `{nvar}`: two k steps of two tiles "
                f"sharing A per porter_mma_m16n16k32_{step.dtype} (one full-K v_mfma_f32_16x16x32_{step.dtype} "
-               "per warp: half the MFMA count)",
-               severity=Severity.error if step.asm else Severity.info, edits=edits)
+               "per warp: half the MFMA count)")
+    severity = Severity.error if step.asm else Severity.info
+    if not guards:
+        return Hit(outer.start_byte, outer.start_byte + 3, message, severity=severity, edits=edits)
+    # A count porter cannot evaluate (a template parameter): the paired nest where it is even, the
+    # nest as it was (its asm unpaired) otherwise; with constant counts the compiler keeps one.
+    start, end = outer.start_byte, max(outer.end_byte, step.node.end_byte)
+    pragma = outer.prev_named_sibling
+    if pragma is not None and pragma.type == "preproc_call" and "unroll" in unit.text(pragma):
+        start = pragma.start_byte  # `#pragma unroll` must stay right before its loop
+    line_start = unit.data.rfind(b"\n", 0, start) + 1
+    whole_line = not unit.data[line_start:start].strip()
+    if whole_line:
+        start = line_start  # take the first line whole, its indent included
+    for_line = unit.data.rfind(b"\n", 0, outer.start_byte) + 1
+    indent = unit.data[for_line:outer.start_byte].decode()
+    indent = indent if not indent.strip() else ""
+    original = [] if not step.asm else [Edit(step.node.start_byte, step.node.end_byte, _unpaired_call(unit, step))]
+
+    def text(changes: list[Edit]) -> str:
+        out, pos = [], start
+        for e in sorted(changes, key=lambda e: e.start):
+            out += [unit.data[pos:e.start].decode(), e.text]
+            pos = e.end
+        out.append(unit.data[pos:end].decode())
+        return "  " + "".join(out).replace("\n", "\n  ")
+
+    first = indent if whole_line else ""
+    block = (f"{first}if ({' && '.join(guards)}) {{  // MFMA002: k steps and n8 tiles paired where both counts "
+             f"are even\n{text(list(edits))}\n{indent}}} else {{\n{text(original)}\n{indent}}}")
+    return Hit(outer.start_byte, outer.start_byte + 3, message + f" where {' and '.join(guards)}",
+               severity=severity, edits=(Edit(start, end, block),))
+
+
+def _unpaired_call(unit: SourceFile, step: Step) -> str:
+    asm = mfma.parse_asm(unit, step.node)
+    return f"porter_mma_m16n8k16_{step.dtype}({', '.join(x for g in asm.groups for x in g)});"
 
 
 def _runs(unit: SourceFile, wrappers) -> Iterator[list[Step]]:
