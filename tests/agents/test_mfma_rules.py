@@ -253,3 +253,24 @@ def test_consecutive_mma_steps_pair_only_as_whole_two_by_two_groups() -> None:
     result = run_rules(SourceFile("x.cu", three.encode(), "cuda"), [rules.get("MFMA002")], RuleContext(), agent="microarch")
     out = result.patch.apply_to(three.encode()).decode()
     assert "porter_mma_m16n16k32" not in out and out.count("porter_mma_m16n8k16_f16") == 5
+
+
+def test_mma_sync_nest_over_struct_fragments_pairs() -> None:
+    """Registers held in struct members (`c[n].x[i]`, `fa[k].r[i]`) pair like plain arrays."""
+    text = """struct Acc { float x[4]; };
+struct FragA { unsigned r[4]; };
+__device__ void mma(float* d, const unsigned* a, const unsigned* b, const float* c) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
+               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+}
+__device__ void tile(Acc* c, const FragA* fa, const unsigned (*fb)[2][2]) {
+  for (int k = 0; k < 2; ++k)
+    for (int n = 0; n < 2; ++n)
+      mma(c[n].x, fa[k].r, fb[k][n], c[n].x);
+}
+"""
+    result = run_rules(SourceFile("x.cu", text.encode(), "cuda"), [rules.get("MFMA002")], RuleContext(), agent="microarch")
+    out = result.patch.apply_to(text.encode()).decode()
+    assert ("porter_mma_m16n16k32_bf16(c[n].x, c[n + 1].x, fa[k].r, fa[k + 1].r, fb[k][n], fb[k][n + 1], "
+            "fb[k + 1][n], fb[k + 1][n + 1]);") in out

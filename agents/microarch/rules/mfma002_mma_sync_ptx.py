@@ -73,9 +73,10 @@ _FUNCTIONS = "(function_definition) @f"
 _BLOCKS = "(compound_statement) @b"
 _MACROS = "(preproc_function_def) @m"
 _LOOPS = "(for_statement) @f"
-# An operand register `base[i]`; the base an identifier with subscripts (`acc[n]`, `frag_b[k][n]`).
-_ELEMENT = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*\[[^\[\]]+\])*)\s*\[\s*(\d+)\s*\]\s*$")
-_BASE = re.compile(r"^\s*[A-Za-z_]\w*(?:\s*\[[^\[\]]+\])*\s*$")
+# An operand register `base[i]`; the base an identifier with subscripts and members (`acc[n]`,
+# `frag_b[k][n]`, `c[n].x`).
+_ELEMENT = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*(?:\.|->)\s*\w+|\s*\[[^\[\]]+\])*)\s*\[\s*(\d+)\s*\]\s*$")
+_BASE = re.compile(r"^\s*[A-Za-z_]\w*(?:\s*(?:\.|->)\s*\w+|\s*\[[^\[\]]+\])*\s*$")
 # A loop bound the paired form may test again (`(kTiles) % 2 == 0`): names, literals, arithmetic.
 _PURE_BOUND = re.compile(r"[\w\s+\-*/%()<>:]+")
 _WRITES = re.compile(r"\+\+|--|=|\(")  # an index the paired call would evaluate more often
