@@ -29,8 +29,8 @@ After:
 
 Fix safety: safe for 16x16x16 fragments of half/__half/__hip_bfloat16 with float accumulators, a
     shape spelled as 16 or as a name the file or a project header it includes defines as 16
-    (#define, const, constexpr: cuda-samples' WMMA_M/WMMA_N/WMMA_K)
-    (exact: same products, float accumulation; the order of the float sums inside one MFMA is the
+    (#define, const, constexpr: cuda-samples' WMMA_M/WMMA_N/WMMA_K):
+    exact (same products, float accumulation; the order of the float sums inside one MFMA is the
     hardware's, as it is inside one wmma::mma_sync). Any other shape or type (m32n8k16, m8n32k16,
     tf32, int8, half accumulators, experimental namespaces) leaves the whole file unchanged and
     is reported. With --matrix rocwmma the rewrite targets rocWMMA's API of the same names.
