@@ -108,10 +108,8 @@ def mma_sync_ptx(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
             body = _only(_body(loop))
             step = _step(unit, body, wrappers) if body is not None else None
             if isinstance(step, Step) and loop.start_byte not in inner_loops:
-                yield Hit(loop.start_byte, loop.start_byte + 3,
-                          "mma.sync loop left unpaired: one loop around the mma, its k steps (if any) from an "
-                          "enclosing loop that does more (loads); pairing needs two k steps' registers in one "
-                          "nest", severity=Severity.info)
+                yield Hit(loop.start_byte, loop.start_byte + 3, f"mma.sync loop left unpaired: {_lone(unit, loop, step)}",
+                          severity=Severity.info)
             continue
         inner_loops.add(_only(_body(loop)).start_byte)
         if isinstance(nest, str):
@@ -326,6 +324,19 @@ def _nest(unit: SourceFile, outer: Node, wrappers):
                 return f"the {what} over `{var}` run to `{bound}`, which the paired loop cannot test for evenness"
             guards.append(f"({bound}) % 2 == 0")
     return outer, inner, step, (ov, iv), kvar, nvar, tuple(guards)
+
+
+def _lone(unit: SourceFile, loop: Node, step: Step) -> str:
+    """Why a single loop around one mma is not paired."""
+    counter = _counter(unit, loop)
+    var = counter[0] if counter else ""
+    if var and _mentions(step.acc, var) and not _mentions(step.a, var):
+        return (f"a loop over n8 tiles (`{var}`) whose k steps come from an enclosing loop that does more "
+                "(loads): pairing needs two k steps' registers in one nest")
+    if var and _mentions(step.a, var) and not _mentions(step.acc, var):
+        return (f"a loop over k steps (`{var}`) into one accumulator: two k steps of one m16n8 tile cannot "
+                "fill a v_mfma_f32_16x16x32 (the two warps' operands are independent)")
+    return "the loop's accumulator and A registers do not follow it as n8 tiles or k steps"
 
 
 def _mentions(text: str, var: str) -> bool:
