@@ -299,6 +299,7 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
         # All of a rule's hits at once where none can clash (`_Taken.add_all`): a file's renames
         # are thousands of edits, each taken one by one into three sorted lists otherwise.
         bulk = len(hits) > 1 and taken.add_all(hits, r.id)
+        severity = r.severity.value
         for hit in hits:
             detail = hit.detail
             if bulk:
@@ -310,7 +311,7 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
                 fixed = bool(hit.edits) and taken.add(hit.edits, r.id)
             line, col, end_line, end_col, snippet = unit.place(hit.start, hit.end)
             if flat:
-                findings.append((r.id, (hit.severity or r.severity).value, hit.message,
+                findings.append((r.id, hit.severity.value if hit.severity else severity, hit.message,
                                  (unit.path, line, col, end_line, end_col), snippet, agent,
                                  bool(hit.edits) or fixed, fixed, detail))
                 continue
@@ -579,7 +580,7 @@ def _flat(f: Finding | tuple) -> tuple | Finding:
 
 
 def _flat_patch(p: Patch) -> tuple:
-    return (p.model_dump(exclude={"edits"}), sorted(p.__pydantic_fields_set__), [tuple(e) for e in p.edits])
+    return (p.model_dump(exclude={"edits"}), sorted(p.__pydantic_fields_set__), list(map(tuple, p.edits)))
 
 
 _SEVERITIES = {s.value: s for s in Severity}

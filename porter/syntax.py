@@ -231,7 +231,12 @@ class FileText:
             end_line, end_col = self.line_col(end)
         snippet = self._snippets.get(i)
         if snippet is None:
-            snippet = self.snippet(start)
+            stop = self.data.find(b"\n", at)
+            stop = stop if stop >= 0 else len(self.data)
+            if stop - at <= 4 * SNIPPET_WIDTH:  # as `snippet` does, from the line found above
+                snippet = self._snippets[i] = self.data[at:stop].decode("utf-8", "replace").strip()
+            else:
+                snippet = self.snippet(start)
         return line, col, end_line, end_col, snippet
 
     def line_text(self, line: int) -> str:
