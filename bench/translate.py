@@ -381,15 +381,18 @@ def cpp(args) -> None:
         else:
             lines = make_corpus(corpus, args.files, args.seed)
         common = ("--corpus", str(corpus), "--repeat", str(args.repeat))
+        load_before = os.getloadavg()[0]
         serial = spawn("--child", "porter", "--processes", "1", *common)
         pooled = spawn("--child", "porter", "--processes", str(args.processes), *common)
         torch = spawn("--child", "torch", *common)
         parse = spawn("--child", "parse", *common)
+        load_after = os.getloadavg()[0]
     if args.tree is None and torch["extra"] != args.files:
         raise SystemExit(f"torch.utils.hipify wrote {torch['extra']} .hip files, expected {args.files}")
     what = f"tree {args.tree}" if args.tree is not None else f"seed {args.seed}"
     print(f"corpus: {args.files} files, {lines} lines ({what}); best of {args.repeat} runs each, "
-          "each contender in its own process")
+          f"each contender in its own process; load average {load_before:.2f} before, {load_after:.2f} after "
+          f"({os.cpu_count()} CPUs: other work on them slows the {args.processes}-process figure most)")
     print(f"porter translator, 1 process:  {serial['seconds']:8.3f} s  {lines / serial['seconds']:10,.0f} lines/s  "
           f"(peak RSS {serial['rss_mib']:.0f} MiB)")
     print(f"porter translator, {args.processes} processes: {pooled['seconds']:8.3f} s  "
