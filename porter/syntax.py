@@ -171,6 +171,55 @@ def first_on_line(data: bytes, at: int) -> bool:
     return not data[data.rfind(b"\n", 0, at) + 1:at].strip(b" \t")
 
 
+def first_bytes(pattern: bytes) -> set[int] | None:
+    """Every byte a match of `pattern` can begin with, read from sre's parse of it (zero-width
+    assertions such as `\\b` or `^` skipped); None where the parse holds anything else than
+    literals, classes of literals and ranges, groups and branches before the first byte."""
+    from re import _constants as sre  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    def first(items) -> set[int] | None:
+        for op, av in items:
+            if op is sre.AT:
+                continue  # matches no byte
+            if op is sre.LITERAL:
+                return {av}
+            if op is sre.IN:
+                found: set[int] = set()
+                for kind, value in av:
+                    if kind is sre.LITERAL:
+                        found.add(value)
+                    elif kind is sre.RANGE:
+                        found.update(range(value[0], value[1] + 1))
+                    else:
+                        return None
+                return found
+            if op is sre.BRANCH:
+                found = set()
+                for alternative in av[1]:
+                    sub = first(alternative)
+                    if sub is None:
+                        return None
+                    found |= sub
+                return found
+            if op is sre.SUBPATTERN:
+                return first(av[-1])
+            return None
+        return None  # an empty pattern matches before any byte
+
+    return first(_parser.parse(pattern))
+
+
+def guarded(pattern: bytes, flags: int = 0) -> re.Pattern[bytes]:
+    """`pattern`, compiled behind a class test of the bytes a match can begin with (`first_bytes`),
+    where it has one: the same matches, but a position no alternative can start at is refused by
+    one test, where sre tried each alternative (and each `\\b`) at every byte of the file."""
+    firsts = first_bytes(pattern)
+    if firsts is None:
+        return re.compile(pattern, flags)
+    return re.compile(b"(?=[" + b"".join(re.escape(bytes([b])) for b in sorted(firsts)) + b"])(?:" + pattern + b")", flags)
+
+
 SNIPPET_WIDTH = 160
 
 

@@ -23,7 +23,7 @@ from porter.includes import includes as include_directives
 from porter.includes import includes_torch
 from porter.rules import Hit, RuleContext
 from porter.state import Edit
-from porter.syntax import SourceFile, first_on_line
+from porter.syntax import SourceFile, first_bytes, first_on_line
 
 _MEMO_KEY = "translator.tokens"
 
@@ -118,47 +118,12 @@ def _worth_a_look(choices: Choices = DEFAULT_CHOICES) -> tuple[frozenset[str], r
     alternatives = f"(?:{starts}|{exact.pattern})"
     # A word whose first byte begins no alternative is refused by one class test, before sre
     # tries the alternatives one by one at its start (two fifths of the scan on CUDA code).
-    firsts = _first_bytes(alternatives.encode())
+    firsts = first_bytes(alternatives.encode())
     guard = "" if firsts is None else "(?=[" + "".join(re.escape(chr(b)) for b in sorted(firsts)) + "])"
     scanner = re.compile(rf"\b{guard}{alternatives}[A-Za-z0-9_]*".encode())
     return names, exact, scanner
 
 
-def _first_bytes(pattern: bytes) -> set[int] | None:
-    """Every byte a match of `pattern` can begin with, read from sre's parse of it; None where
-    the parse holds anything but literals, classes of literals and ranges, groups and branches
-    before the first byte (then no guard is built from it)."""
-    from re import _constants as sre  # type: ignore[attr-defined]
-    from re import _parser  # type: ignore[attr-defined]
-
-    def first(items) -> set[int] | None:
-        for op, av in items:
-            if op is sre.LITERAL:
-                return {av}
-            if op is sre.IN:
-                found: set[int] = set()
-                for kind, value in av:
-                    if kind is sre.LITERAL:
-                        found.add(value)
-                    elif kind is sre.RANGE:
-                        found.update(range(value[0], value[1] + 1))
-                    else:
-                        return None
-                return found
-            if op is sre.BRANCH:
-                found = set()
-                for alternative in av[1]:
-                    sub = first(alternative)
-                    if sub is None:
-                        return None
-                    found |= sub
-                return found
-            if op is sre.SUBPATTERN:
-                return first(av[-1])
-            return None
-        return None  # an empty pattern matches before any byte
-
-    return first(_parser.parse(pattern))
 
 
 @cache

@@ -16,7 +16,19 @@ from tree_sitter import QueryCursor
 
 from porter.rules import Hit, RuleContext, _flat, _made, _Taken, load, rules_for, run_rules
 from porter.state import Edit, Patch
-from porter.syntax import _LEX_NON_CODE, _NON_CODE, FileText, SourceFile, _merge, _non_code_spans, _parser, first_on_line, lang_for, query
+from porter.syntax import (
+    _LEX_NON_CODE,
+    _NON_CODE,
+    FileText,
+    SourceFile,
+    _merge,
+    _non_code_spans,
+    _parser,
+    first_bytes,
+    first_on_line,
+    lang_for,
+    query,
+)
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "rules"
 C_FIXTURES = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and lang_for(p.name))
@@ -268,4 +280,23 @@ def test_scanner_guard_refuses_only_what_no_alternative_begins_with(choices):
     words = b" ".join(w for unit in _fixture_units() for w in re.findall(rb"\w+", unit.data))
     words += b" " + bytes(range(32, 127)) + b" cudaMalloc _cuda __nv_x nvshmem_x ncclAllReduce 0cudaX cublasSgemm"
     assert scanner.findall(words) == unguarded.findall(words)
-    assert tokens._first_bytes(rb"(?:ab|c[d-f])") == set(b"ac") and tokens._first_bytes(rb"a|[^b]") is None
+    assert first_bytes(rb"(?:ab|c[d-f])") == set(b"ac") and first_bytes(rb"a|[^b]") is None
+    assert first_bytes(rb"\b(?:x|^y)") == set(b"xy") and first_bytes(rb"(?:x)?y") is None
+
+
+def test_project_names_are_those_of_the_line_anchored_and_unguarded_patterns():
+    from porter import symbols
+
+    macro = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
+    unguarded = re.compile(re.sub(rb"^\(\?=\[[^\]]*\]\)\(\?:(.*)\)$", rb"\1", symbols._TYPE.pattern, flags=re.S))
+    assert unguarded.pattern != symbols._TYPE.pattern and b"(?=[" in symbols._TYPE.pattern
+    texts = [unit.data for unit in _fixture_units()]
+    texts.append(TRICKY + b"typedef struct { int a; } Pair;\nusing Alias = int;\nenum class E { A };\n"
+                 b"  #  define SPACED 1\nint x; #define NOT_FIRST 2\nunion U { int a; };\n")
+    for data in texts:
+        assert [(m.span(), m.groups()) for m in symbols._TYPE.finditer(data)] == \
+            [(m.span(), m.groups()) for m in unguarded.finditer(data)]
+        assert [m.group(1) for m in symbols._MACRO.finditer(data) if first_on_line(data, m.start())] == \
+            [m.group(1) for m in macro.finditer(data)]
+    assert {"Pair", "Alias", "E", "SPACED", "U"} <= symbols.defined_names(texts[-1])
+    assert "NOT_FIRST" not in symbols.defined_names(texts[-1])
