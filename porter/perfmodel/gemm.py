@@ -13,15 +13,20 @@ The model, in the shape of the published analytical GEMM models (../shared/HARDW
 2. Per K-iteration on one CU, three times, overlapped when the loop is pipelined:
    - compute: 2·BM·BN·BK at the matrix unit's dense rate for the dtype (the device data),
      derated on NVIDIA when the tile is too small for wgmma and Triton falls back to mma.sync;
-   - operand reads out of LDS (shared memory) into the matrix unit, at the CU's LDS bandwidth;
+   - operand reads out of LDS (shared memory) into the matrix unit, at the CU's LDS bandwidth,
+     plus, on sm_90's wgmma path, the byte-wise transposing store of an MN-major fp8 tile
+     (serialized over the warp's lanes along MN: bank conflicts);
    - global loads of the A and B tiles, at the smaller of the CU's L2 bandwidth and what the
-     pipeline keeps in flight (Little's law: (stages - 1) tiles per workgroup / DRAM latency).
+     pipeline keeps in flight (Little's law: min(stages - 1, K-steps) tiles per workgroup /
+     DRAM latency).
 3. Waves of workgroups over the CUs: timesteps = ceil(tiles / (CUs x resident)); the last,
    partial wave runs fewer workgroups per CU (wave quantisation).
 4. Per wave, the device-wide limits: all tile loads through L2; the unique A and B panels of
    the concurrently resident tiles (with GROUP_M's grouped ordering) from DRAM, or once per
-   problem when A and B fit in L2. On AMD, workgroups go round-robin over the XCDs, each with
-   its own 4 MiB L2: every XCD fetches the wave's panels from the MALL, which holds A and B.
+   problem when A and B fit in L2; an MN-major operand's tile rows shorter than the L2's fetch
+   unit (hardware data: dram_fetch_bytes) move the whole unit. On AMD, workgroups go
+   round-robin over the XCDs, each with its own 4 MiB L2: every XCD fetches the wave's panels
+   from the MALL, which holds A and B.
 5. Prologue (first loads, one DRAM latency) and epilogue (storing the C tile) per wave.
 
 What the model does not know is said where it matters: the compiler's real register and LDS
@@ -55,9 +60,13 @@ REGISTER_OVERHEAD = 40
 # programming guide) and, on gfx9, 32 waves per CU, i.e. 32 one-wave workgroups.
 MAX_WORKGROUPS_PER_CU = 32
 LAUNCH_OVERHEAD_S = 3e-6
-# Bytes through shared memory per byte of a transposed fp8 tile, per K-step: fit (2, 4, ..., 32 tried)
-# on the fit half of the "nn" fp8 shapes of bench/results/perfmodel-h200-raw-nn-2026-12-01.json.
-FP8_TRANSPOSE_PASSES = 16
+# Bytes through shared memory per byte of a transposed fp8 tile and per conflicting lane, per K-step
+# (wgmma only; see _tile_costs). Bank arithmetic alone gives 4 (one byte written per 4-byte bank
+# access); the register round trip, the barrier and the proxy fence before wgmma reads are not
+# modelled apart. Fit on the fit half of the "nn" fp8 shapes of
+# bench/results/perfmodel-h200-raw-nn-2026-12-01.json (bench/perfmodel_fitscore.py; 4-32 tried,
+# 10-16 score the same, 12 taken, clear of the drop at 18).
+FP8_TRANSPOSE_PASSES = 12
 
 
 def lds_bytes(bm, bn, bk, num_stages, elem_bytes):
@@ -211,6 +220,7 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
         wm_mma, wn_mma = _warp_grid(c.bm, c.bn, c.nw, 16)  # warps
         wm_n, wn_n = np.where(wgmma, wm_wg, wm_mma), np.where(wgmma, wn_wg, wn_mma)
     wm, wn = c.bm / wm_n, c.bn / wn_n  # rows and columns per warp (per warpgroup on wgmma)
+    c.wgmma = wgmma
 
     # Registers per lane: the fp32 accumulator spread over the block's threads, the A/B fragments
     # a warp holds for one BK step (none on wgmma: its operands stay in shared memory), overhead.
@@ -271,9 +281,22 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     # fp8 wgmma reads its operands K-major only (PTX ISA: the transpose bits are for 16-bit types);
     # an MN-major fp8 tile is transposed on its way into shared memory every K-step, a cost that
     # grows with that tile alone: measured, it makes tall-thin tiles (BM 256, BN 32-64) win.
+    # NVIDIA only, and only on the wgmma path: Triton asks for the K-major shared layout for MMAv3
+    # alone (AccelerateMatmul: no transpose for 8-bit MMAv3 operands). On mma.sync the tile stays in
+    # shared memory as loaded (cp.async) and each warp's fragment reads transpose 16-bit pairs with
+    # ldmatrix.trans, the bytes then shuffled in registers: no extra shared-memory traffic. (gfx950's
+    # counterpart, the half-rate transposing LDS reads, is in a_reads / b_reads above.)
+    # The store itself: the tile comes out of global memory in 16-byte vectors along MN, so
+    # min(warp, MN bytes / 16) lanes of a warp lie along MN; written K-major, one byte each, their
+    # bytes land 16 rows apart, a whole number of the 128-byte swizzle's 8-row period: one bank,
+    # and the store serializes over those lanes (bank conflicts growing with BN: measured, the
+    # nn fp8 cost per byte rises ~4x from BN 64 to BN 256 at 12288x12288x32).
     if not amd and a_b == 1:
-        transposed = (0 if traits.b_k_major else c.bn * c.bk) + (0 if traits.a_k_major else c.bm * c.bk)
-        op_bytes = op_bytes + FP8_TRANSPOSE_PASSES * transposed * a_b
+        lanes_a = np.minimum(lanes, c.bm * a_b / 16)
+        lanes_b = np.minimum(lanes, c.bn * a_b / 16)
+        transposed = ((0 if traits.b_k_major else c.bn * c.bk * lanes_b)
+                      + (0 if traits.a_k_major else c.bm * c.bk * lanes_a))
+        op_bytes = op_bytes + np.where(wgmma, FP8_TRANSPOSE_PASSES * transposed * a_b, 0.0)
     c.lds_clk = op_bytes / lds_clk_rate
     c.pipelined = c.ns >= 2
 
@@ -322,6 +345,13 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     # Bytes a K-step loads: rows and columns past the matrix edge are masked, never fetched.
     tile_bytes = (np.minimum(c.bm, m) + np.minimum(c.bn, n)) * c.bk * a_b
     slots = cus * c.resident
+    fetch = dev.model.dram_fetch_bytes.value
+    a_run = 1.0 if c.traits.a_k_major else np.maximum(1.0, fetch / (np.minimum(c.bm, m) * a_b))
+    b_run = 1.0 if c.traits.b_k_major else np.maximum(1.0, fetch / (np.minimum(c.bn, n) * a_b))
+    # K-steps in flight per workgroup: (stages - 1), but never more than the loop has. Triton's
+    # pipeliners (NVIDIA's and AMD's stream pipeliner alike) issue the prologue loads for the first
+    # stages - 1 iterations and predicate off those past the last one; the LDS stays allocated.
+    depth = np.maximum(1, np.minimum(c.ns - 1, iters))
 
     # Waves: full ones with `resident` workgroups per CU, then a last one with fewer.
     full = np.floor(tiles / slots)
@@ -333,9 +363,9 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
         compute = per_cu * c.compute_clk / clk
         lds = per_cu * c.lds_clk / clk
         # Global loads of one K-step for the CU's workgroups: the bytes at the CU's L2 bandwidth,
-        # and, with (stages - 1) steps in flight per workgroup, one latency per that many steps.
+        # and, with `depth` steps in flight per workgroup, one latency per that many steps.
         transfer = per_cu * tile_bytes / cu_bw
-        load = np.maximum(transfer, (latency + transfer) / np.maximum(1, c.ns - 1))
+        load = np.maximum(transfer, (latency + transfer) / depth)
         core = np.maximum(compute, lds)
         # The CU's matrix unit is shared by its workgroups, but each workgroup also waits on its
         # own loop overhead (barriers, waits for its operands): one workgroup alone cannot fill
@@ -350,7 +380,9 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
         l2_bytes = active * iters * tile_bytes
         rows = np.minimum(tiles_m, np.minimum(c.gm, active) * np.ceil(active / (c.gm * tiles_n)))
         cols = np.minimum(tiles_n, np.ceil(active / np.minimum(c.gm, tiles_m)))
-        unique = (np.minimum(rows * c.bm, m) + np.minimum(cols * c.bn, n)) * k * a_b
+        # An MN-major operand streams out of DRAM in runs of one tile row (BM or BN elements); a run
+        # shorter than the L2's fetch unit moves the whole unit (both vendors: the device's figure).
+        unique = (np.minimum(rows * c.bm, m) * a_run + np.minimum(cols * c.bn, n) * b_run) * k * a_b
         whole = (m + n) * k * a_b
         share = active / tiles
         out = active * c.bm * c.bn * o_b

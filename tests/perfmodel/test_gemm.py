@@ -83,3 +83,19 @@ def test_bad_problems_are_errors():
         Gemm(0, 1, 1)
     with pytest.raises(ValueError, match="unknown GEMM dtype"):
         Gemm(1, 1, 1, "int4")
+
+
+@pytest.mark.parametrize("dev", [H200, MI350X], ids=["h200", "gfx950"])
+def test_stages_past_the_loops_k_steps_buy_nothing(dev):
+    # Two K-steps: the pipeline can keep at most two in flight, so 3, 4 and 5 stages load alike
+    # (persistent: one workgroup per CU whatever LDS the extra stages take). A long K still gains.
+    from porter.perfmodel.gemm import Traits
+
+    persistent = Traits("nt", persistent=True)
+    cfgs = [GemmConfig(32, 32, 64, num_warps=4, num_stages=s, matrix_instr_nonkdim=16 if dev is MI350X else 0)
+            for s in (2, 3, 4, 5)]
+    c = Candidates(cfgs, dev, "bf16", persistent)
+    short, _ = evaluate(Gemm(32, 4096, 128, "bf16", persistent), c)
+    assert short[1] == short[2] == short[3] < short[0]
+    long, _ = evaluate(Gemm(32, 4096, 8192, "bf16", persistent), c)
+    assert long[2] < long[1]

@@ -13,7 +13,7 @@ from porter import hardware
 from porter import triton_source as src
 from porter.cli import app
 from porter.perfmodel import GemmConfig, Traits, select
-from porter.perfmodel.gemm import FP8_TRANSPOSE_PASSES, Candidates
+from porter.perfmodel.gemm import BOUNDS, FP8_TRANSPOSE_PASSES, Candidates, Gemm, evaluate
 
 CFG = GemmConfig(128, 64, 64, num_warps=4, num_stages=2)
 
@@ -26,10 +26,31 @@ def test_unknown_layout_is_refused():
 def test_fp8_mn_major_operand_pays_its_transpose_on_sm90_only():
     h200 = hardware.get("h200")
     nt, nn = (Candidates([CFG], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
-    extra = FP8_TRANSPOSE_PASSES * CFG.block_n * CFG.block_k * 1 / h200.model.lds_bytes_per_clk_per_cu.value
+    lanes = CFG.block_n // 16  # lanes of a warp along N: 16-byte vectors of fp8
+    extra = FP8_TRANSPOSE_PASSES * CFG.block_n * CFG.block_k * lanes / h200.model.lds_bytes_per_clk_per_cu.value
     assert nn.lds_clk[0] - nt.lds_clk[0] == pytest.approx(extra)
     bf_nt, bf_nn = (Candidates([CFG], h200, "bf16", Traits(layout)) for layout in ("nt", "nn"))
     assert bf_nn.lds_clk[0] == bf_nt.lds_clk[0]  # 16-bit wgmma reads either major
+
+
+def test_fp8_transposing_store_conflicts_grow_with_the_tile_width():
+    # Bytes of lanes along N land in one bank: per byte, a BN 256 tile pays 4x a BN 64 tile.
+    h200 = hardware.get("h200")
+    narrow, wide = (GemmConfig(128, bn, 64, num_warps=8, num_stages=2) for bn in (64, 256))
+    per_byte = []
+    for cfg in (narrow, wide):
+        nt, nn = (Candidates([cfg], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+        per_byte.append((nn.lds_clk[0] - nt.lds_clk[0]) / (cfg.block_n * cfg.block_k))
+    assert per_byte[1] == pytest.approx(4 * per_byte[0])
+
+
+def test_fp8_mma_sync_tile_is_not_transposed_through_shared_memory():
+    # BM 32 runs mma.sync: the tile stays MN-major in shared memory and ldmatrix.trans reads it.
+    h200 = hardware.get("h200")
+    small = GemmConfig(32, 64, 128, num_warps=4, num_stages=3)
+    nt, nn = (Candidates([small], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+    assert not nn.wgmma[0]
+    assert nn.lds_clk[0] == nt.lds_clk[0]
 
 
 def test_gfx950_reads_an_mn_major_operand_at_half_rate():
@@ -130,3 +151,18 @@ def test_dot_layout_from_the_loads(kernel, layout, read):
     module = cst.parse_module(KERNELS)
     names = src.aliases(module)
     assert src.dot_layout(src.kernels(module, names)[kernel], names) == (layout, read)
+
+
+@pytest.mark.parametrize("device", ["h200", "gfx950"])
+def test_narrow_mn_major_rows_stream_whole_fetch_units(device):
+    # M = 16 streams B from DRAM: B[K,N] (N contiguous) in BN-element rows. A 32-wide bf16 row is
+    # 64 B, half the 128-byte fetch unit, so it moves B twice over; a K-major W[N,K] does not care.
+    dev = hardware.get(device)
+    nonk, nw = (16, 2) if dev.vendor == "amd" else (0, 4)  # gfx950: each wave 16 columns at least
+    narrow, wide = (GemmConfig(16, bn, 128, num_warps=nw, num_stages=3, matrix_instr_nonkdim=nonk) for bn in (32, 64))
+    assert dev.model.dram_fetch_bytes.value == 128
+    problem = {lay: Gemm(16, 8192, 28672, "bf16", Traits(lay)) for lay in ("nt", "nn")}
+    out = {lay: evaluate(problem[lay], Candidates([narrow, wide], dev, "bf16", Traits(lay))) for lay in ("nt", "nn")}
+    (t_nt, _), (t_nn, bound_nn) = out["nt"], out["nn"]
+    assert t_nn[0] > t_nt[0] and BOUNDS[int(bound_nn[0])] == "dram"  # 64 B rows: twice the DRAM bytes
+    assert t_nn[1] == t_nt[1]  # 128 B rows: none wasted
