@@ -10,11 +10,12 @@ lane layouts numerically.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from porter import cuda_patterns as patterns
 from porter.syntax import SourceFile
 
 MMA = re.compile(r"^mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.(f16|bf16)\.(f16|bf16)\.f32$")
@@ -71,8 +72,26 @@ def _operand_expr(src: SourceFile, operand: Node) -> str:
     return " ".join(src.text(values[-1]).split()) if values else ""
 
 
-def wmma_unsupported(unit: SourceFile) -> Iterator[tuple[int, int, str]]:
-    """Fragments and nvcuda names the porter_wmma helpers do not cover: (start, end, what)."""
+def shape_value(unit: SourceFile, text: str, headers: Sequence[SourceFile] = ()) -> int | None:
+    """The integer a fragment's shape argument stands for: a literal, or a name the file (else one of
+    its project `headers`) defines once, as a #define or a const/constexpr (cudaTensorCoreGemm's
+    `#define WMMA_M 16`); None when unknown or defined with two values."""
+    lit = patterns.literal(text)
+    if lit is not None:
+        return lit[0]
+    if not re.fullmatch(r"[A-Za-z_]\w*", text):
+        return None
+    for src in (unit, *headers):
+        found = patterns.definitions(src).get(text, [])
+        if found:
+            values = {patterns.value(src, d.view, d.value) for d in found}
+            return values.pop() if len(values) == 1 else None
+    return None
+
+
+def wmma_unsupported(unit: SourceFile, headers: Sequence[SourceFile] = ()) -> Iterator[tuple[int, int, str]]:
+    """Fragments and nvcuda names the porter_wmma helpers do not cover: (start, end, what). A shape
+    argument may be a name the file or its project `headers` define as 16 (shape_value)."""
     for m in _OTHER_NVCUDA.finditer(unit.data):
         if unit.is_code(m.start()):
             yield m.start(), m.end(), f"`{m.group().decode()}`"
@@ -84,7 +103,7 @@ def wmma_unsupported(unit: SourceFile) -> Iterator[tuple[int, int, str]]:
         if len(args) < 5:
             continue
         use = args[0].rsplit("::", 1)[-1]
-        shape_ok = args[1:4] == ["16", "16", "16"]
+        shape_ok = all(shape_value(unit, a, headers) == 16 for a in args[1:4])
         elem = args[4].rsplit("::", 1)[-1]
         type_ok = elem == "float" if use == "accumulator" else elem in WMMA_INPUT_TYPES
         if not (shape_ok and type_ok):

@@ -125,13 +125,25 @@ __device__ inline f32x4 half_wave_step(V p, V q, f32x4 c) {
   return half_alone(p, q, c);
 }
 
+// The value `v` holds in lane l ^ 8, the other half of this lane's 16-lane row: DPP row_ror:8
+// (AMD GCN/CDNA DPP row rotate, 0x120 + 8), a VALU move where ds_bpermute goes through the LDS
+// crossbar. Under hip_on_cuda, the emulated ds_bpermute.
+__device__ inline unsigned from_lane_xor8(unsigned v) {
+#if defined(PORTER_HIP_ON_CUDA)
+  return from_lane(v, lane() ^ 8u);
+#else
+  return static_cast<unsigned>(__builtin_amdgcn_update_dpp(0, static_cast<int>(v), 0x128, 0xf, 0xf, false));
+#endif
+}
+
 // Whether this lane carries P rows for its own half: P row l % 16 lies in 8h..8h+7.
 __device__ inline bool p_row_lane() { return ((lane() >> 3) & 1) == ((lane() >> 5) & 1); }
 
 // The A operand of one half-wave step from a 16-row A in the full layout (lane r of half h holds
 // row r % 16, K group r / 16): P rows 8h..8h+7 = A rows 8s..8s+7 of the slab s asked for, zero in
 // the other half's P rows (the other half's D rows must get nothing from this half). Row
-// 8s + (r % 8) lives in lane r with bit 3 set to s: this lane for s == h, lane r ^ 8 otherwise.
+// 8s + (r % 8) lives in lane r with bit 3 set to s: this lane for s == h, lane r ^ 8 otherwise
+// (from_lane_xor8: no ds_bpermute).
 template <typename V>
 __device__ inline void slab_rows(V a, V& slab0, V& slab1) {
   const unsigned l = lane(), h = (l >> 5) & 1;
@@ -139,7 +151,7 @@ __device__ inline void slab_rows(V a, V& slab0, V& slab1) {
   const u32x4 own = __builtin_bit_cast(u32x4, a);
   u32x4 lo, hi;
   for (int w = 0; w < 4; ++w) {
-    const unsigned other = from_lane(own[w], l ^ 8u);
+    const unsigned other = from_lane_xor8(own[w]);
     lo[w] = mine ? (h ? other : own[w]) : 0u;
     hi[w] = mine ? (h ? own[w] : other) : 0u;
   }
@@ -341,7 +353,8 @@ __device__ inline void mma_sync_k32(fragment<accumulator, 16, 16, 16, float, voi
 // The half computes the transposed product D^T (8 x 16) = B^T (8 x 16) A^T (16 x 16) + C^T, so
 // D^T is the half's 8 rows of the MFMA result (P = B^T, Q = A^T), regathered into c/d order.
 namespace porter_mfma {
-template <typename V>
+// Alone: the split-wave VALU path only (mma_m16n16k32's fallback, which runs where a warp has left).
+template <typename V, bool Alone = false>
 __device__ inline void mma_m16n8k16(float& d0, float& d1, float& d2, float& d3, unsigned a0, unsigned a1,
                                     unsigned a2, unsigned a3, unsigned b0, unsigned b1, float c0, float c1,
                                     float c2, float c3) {
@@ -366,7 +379,8 @@ __device__ inline void mma_m16n8k16(float& d0, float& d1, float& d2, float& d3, 
     const float lo = from_lane(c[j & 1], src), hi = from_lane(c[2 + (j & 1)], src);
     acc[j] = (m >> 3) ? hi : lo;
   }
-  const f32x4 out = half_wave_step(__builtin_bit_cast(V, p), __builtin_bit_cast(V, q), acc);
+  const f32x4 out = Alone ? half_alone(__builtin_bit_cast(V, p), __builtin_bit_cast(V, q), acc)
+                          : half_wave_step(__builtin_bit_cast(V, p), __builtin_bit_cast(V, q), acc);
   const unsigned g = r >> 2, qd = r & 3;
   float res[4];
   for (unsigned i = 0; i < 4; ++i) {  // d[i] = C[g + 8(i >> 1)][2qd + (i & 1)] = D^T[n'][m']
@@ -391,6 +405,128 @@ __device__ inline void porter_mma_m16n8k16_bf16(float& d0, float& d1, float& d2,
                                                 unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1,
                                                 float c0, float c1, float c2, float c3) {
   porter_mfma::mma_m16n8k16<porter_mfma::bf16x8>(d0, d1, d2, d3, a0, a1, a2, a3, b0, b1, c0, c1, c2, c3);
+}
+
+// Four mma.sync m16n8k16 steps of one warp as two full-K MFMAs per wave (MFMA002 pairs a K loop
+// over two n8 tiles that share the A fragment): D (16 x 16) = [A0 | A1] (16 x 32) x B (32 x 16) + C,
+// where A_t is step t's A, column n of B is n8 tile n >> 3 of step t's B in K rows 16t..16t+15, and
+// D / C columns 0-7 / 8-15 are the two tiles' accumulators. Two k16 steps of ONE m16n8 tile cannot
+// fill the instruction: the wave's two warps hold independent A and B, and one 16x16x32 product
+// computes two independent products only block-diagonally (half the K, or half the outputs, for
+// each), so the pair needs a 16 x 16 tile per warp, as wmma's is. Per warp, porter_mfma::paired_steps
+// then issues one MFMA (step 0 from lanes 0-31, step 1 from lanes 32-63).
+//
+// The registers move from NVIDIA's fragments to the MFMA's layout in 4 ds_bpermute rounds per
+// operand and step (and 4 per 8 accumulator rows, each way): in round b every lane reads one
+// 32-bit word, the sending lane choosing which of its registers by b and its own lane id, so that
+// every reader of a lane wants the register it sends. For that the K order inside one step is
+// permuted, the same for A and B (their products sum over it): MFMA K slot 8 kb + 2 w + e of step t
+// (lane group kb = (l % 32) / 16, word w, element e) holds real k = 2 (4 (w >> 1) + 2 kb + (w & 1)) + e.
+namespace porter_mfma {
+// x[i & 3] for a lane-dependent i, as selects (an indexed local array would go to scratch).
+__device__ inline float pick4(float x0, float x1, float x2, float x3, unsigned i) {
+  return (i & 2) ? ((i & 1) ? x3 : x2) : ((i & 1) ? x1 : x0);
+}
+// One step's A (x = {a0, a1, a2, a3}: x[rho + 2 hk] holds rows 8 rho.., k 8 hk..) or B (x = {b_n0[0],
+// b_n1[0], b_n0[1], b_n1[1]}: x[rho + 2 hk] holds tile rho, k 8 hk..) in the MFMA operand layout:
+// lane r = l % 32 gets row / column m = r % 16 (rho = m >> 3), its 4 words from lanes 4 (m & 7) + q,
+// q = 2 kb + (w & 1), register rho + 2 (w >> 1). Round b: the reader takes q & 1 = (b + rho) & 1,
+// so the sender (q & 1 = its lane & 1) sends register rho = (b + lane) & 1, k half b >> 1.
+template <typename V>
+__device__ inline V operand_rounds(unsigned x0, unsigned x1, unsigned x2, unsigned x3) {
+  const unsigned l = lane(), r = l & 31, m = r & 15, rho = m >> 3;
+  const unsigned src = (l & 32) + 4 * (m & 7) + 2 * (r >> 4);
+  const bool odd = l & 1;
+  u32x4 w;
+  for (unsigned hk = 0; hk < 2; ++hk) {
+    const unsigned lo = hk ? x2 : x0, hi = hk ? x3 : x1;  // rho 0 / 1 of this k half
+    const unsigned got0 = from_lane(odd ? hi : lo, src + rho);        // round 2 hk: q & 1 = rho
+    const unsigned got1 = from_lane(odd ? lo : hi, src + (rho ^ 1));  // round 2 hk + 1: q & 1 = rho ^ 1
+    w[2 * hk] = rho ? got1 : got0;
+    w[2 * hk + 1] = rho ? got0 : got1;
+  }
+  return __builtin_bit_cast(V, w);
+}
+
+// The accumulator rows 8 s..8 s+7 of both tiles (x = {c_n0[2s], c_n0[2s+1], c_n1[2s], c_n1[2s+1]}:
+// class k = 2 tile + (n & 1)) into the MFMA's: lane r gets out[j] = C[8 s + 4 kb + j][n], n = r % 16.
+// C[8 s + g][n] lives in lane 4 g + ((n & 7) >> 1), register class of n. Round b: the sender (row g = its
+// lane / 4) sends class (b + g) & 3; the reader of class k takes the row j with (b + j) & 3 == k.
+__device__ inline f32x4 acc_rounds(float x0, float x1, float x2, float x3) {
+  const unsigned l = lane(), r = l & 31, n = r & 15, kb = r >> 4, cls = 2 * (n >> 3) + (n & 1);
+  const unsigned g = r >> 2;
+  float got[4];
+  for (unsigned b = 0; b < 4; ++b) {
+    const unsigned j = (cls - b) & 3;
+    got[b] = from_lane(pick4(x0, x1, x2, x3, b + g), (l & 32) + 4 * (4 * kb + j) + ((n & 7) >> 1));
+  }
+  f32x4 out;
+  for (unsigned j = 0; j < 4; ++j) out[j] = pick4(got[0], got[1], got[2], got[3], cls - j);
+  return out;
+}
+
+// The inverse of acc_rounds: D rows 8 s.. from the MFMA layout (d[j] = D[8 s + 4 kb + j][n] in lane
+// 16 kb + n of the half) back to NVIDIA's registers (x as in acc_rounds) of lane 4 g + q. Round b:
+// the reader takes class k = (b + g) & 3 (n = 8 (k >> 1) + 2 q + (k & 1)) from lane 16 (g >> 2) + n,
+// which sends its row j = (class - b) & 3 (= g & 3 for that reader).
+__device__ inline void acc_unrounds(f32x4 d, float& x0, float& x1, float& x2, float& x3) {
+  const unsigned l = lane(), r = l & 31, n = r & 15, cls = 2 * (n >> 3) + (n & 1);
+  const unsigned g = r >> 2, q = r & 3;
+  float got[4];
+  for (unsigned b = 0; b < 4; ++b) {
+    const unsigned k = (b + g) & 3;
+    got[b] = from_lane(pick4(d[0], d[1], d[2], d[3], cls - b),
+                       (l & 32) + 16 * (g >> 2) + 8 * (k >> 1) + 2 * q + (k & 1));
+  }
+  // class k arrived in round (k - g) & 3
+  x0 = pick4(got[0], got[1], got[2], got[3], 0 - g);
+  x1 = pick4(got[0], got[1], got[2], got[3], 1 - g);
+  x2 = pick4(got[0], got[1], got[2], got[3], 2 - g);
+  x3 = pick4(got[0], got[1], got[2], got[3], 3 - g);
+}
+
+template <typename V>
+__device__ inline void mma_m16n16k32(float* c0, float* c1, const unsigned* a0, const unsigned* a1,
+                                     const unsigned* b00, const unsigned* b01, const unsigned* b10,
+                                     const unsigned* b11) {
+  if (__builtin_amdgcn_read_exec() != ~0ull) {  // a split wave: the four steps one by one on the VALU,
+#pragma unroll 1                                  // rolled (one copy of the code; values, not pointers)
+    for (unsigned s = 0; s < 4; ++s) {
+      const bool k1 = s >= 2, n1 = s & 1;
+      unsigned a[4], b[2];
+      float c[4];
+      for (int i = 0; i < 4; ++i) a[i] = k1 ? a1[i] : a0[i];
+      for (int i = 0; i < 2; ++i) b[i] = k1 ? (n1 ? b11[i] : b10[i]) : (n1 ? b01[i] : b00[i]);
+      for (int i = 0; i < 4; ++i) c[i] = n1 ? c1[i] : c0[i];
+      mma_m16n8k16<V, true>(c[0], c[1], c[2], c[3], a[0], a[1], a[2], a[3], b[0], b[1], c[0], c[1], c[2], c[3]);
+      for (int i = 0; i < 4; ++i) {
+        c0[i] = n1 ? c0[i] : c[i];
+        c1[i] = n1 ? c[i] : c1[i];
+      }
+    }
+    return;
+  }
+  const V p0 = operand_rounds<V>(a0[0], a0[1], a0[2], a0[3]), p1 = operand_rounds<V>(a1[0], a1[1], a1[2], a1[3]);
+  const V q0 = operand_rounds<V>(b00[0], b01[0], b00[1], b01[1]);
+  const V q1 = operand_rounds<V>(b10[0], b11[0], b10[1], b11[1]);
+  f32x4 lo = acc_rounds(c0[0], c0[1], c1[0], c1[1]), hi = acc_rounds(c0[2], c0[3], c1[2], c1[3]);
+  paired_steps(lo, hi, p0, q0, p1, q1);
+  acc_unrounds(lo, c0[0], c0[1], c1[0], c1[1]);
+  acc_unrounds(hi, c0[2], c0[3], c1[2], c1[3]);
+}
+}  // namespace porter_mfma
+
+// c_n (4 f32 each, NVIDIA's c/d registers of n8 tile n) += A_k (4 x b32) B_k,n (2 x b32), k = 0, 1:
+// the four mma.sync.m16n8k16 steps k0 n0, k0 n1, k1 n0, k1 n1 of one warp in two MFMAs per wave.
+__device__ inline void porter_mma_m16n16k32_f16(float* c0, float* c1, const unsigned* a0, const unsigned* a1,
+                                                const unsigned* b00, const unsigned* b01, const unsigned* b10,
+                                                const unsigned* b11) {
+  porter_mfma::mma_m16n16k32<porter_mfma::f16x8>(c0, c1, a0, a1, b00, b01, b10, b11);
+}
+__device__ inline void porter_mma_m16n16k32_bf16(float* c0, float* c1, const unsigned* a0, const unsigned* a1,
+                                                 const unsigned* b00, const unsigned* b01, const unsigned* b10,
+                                                 const unsigned* b11) {
+  porter_mfma::mma_m16n16k32<porter_mfma::bf16x8>(c0, c1, a0, a1, b00, b01, b10, b11);
 }
 
 // PTX ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16 within a 32-lane half: threads

@@ -153,6 +153,76 @@ class Wave:
                 d[lane, i] = v1 if qd & 1 else v0
         return d
 
+    # porter_mma_m16n16k32: four m16n8k16 steps (k0 n0, k0 n1, k1 n0, k1 n1) as two full-K MFMAs
+    @staticmethod
+    def operand_rounds(x: list[np.ndarray]) -> np.ndarray:
+        """porter_mfma::operand_rounds: x = 4 registers (64, 2) -> the MFMA operand (64, 8), K permuted."""
+        w = np.zeros((LANES, 4, 2))
+        for lane in range(LANES):
+            r, m = lane & 31, lane & 15
+            rho, src = m >> 3, (lane & 32) + 4 * (m & 7) + 2 * (r >> 4)
+            for hk in range(2):
+                lo, hi = x[2 * hk], x[2 * hk + 1]
+                s0, s1 = src + rho, src + (rho ^ 1)  # the sender picks by its own lane's parity
+                got0 = hi[s0] if s0 & 1 else lo[s0]
+                got1 = lo[s1] if s1 & 1 else hi[s1]
+                w[lane, 2 * hk] = got1 if rho else got0
+                w[lane, 2 * hk + 1] = got0 if rho else got1
+        return w.reshape(LANES, 8)
+
+    @staticmethod
+    def acc_rounds(x: list[np.ndarray]) -> np.ndarray:
+        out = np.zeros((LANES, 4))
+        for lane in range(LANES):
+            r, n = lane & 31, lane & 15
+            kb, cls = r >> 4, 2 * (n >> 3) + (n & 1)
+            got = []
+            for b in range(4):
+                j = (cls - b) & 3
+                src = (lane & 32) + 4 * (4 * kb + j) + ((n & 7) >> 1)
+                got.append(x[(b + ((src & 31) >> 2)) & 3][src])  # the sender's row g picks the register
+            for j in range(4):
+                out[lane, j] = got[(cls - j) & 3]
+        return out
+
+    @staticmethod
+    def acc_unrounds(d: np.ndarray) -> list[np.ndarray]:
+        x = [np.zeros(LANES) for _ in range(4)]
+        for lane in range(LANES):
+            r = lane & 31
+            g, q = r >> 2, r & 3
+            got = []
+            for b in range(4):
+                k = (b + g) & 3
+                src = (lane & 32) + 16 * (g >> 2) + 8 * (k >> 1) + 2 * q + (k & 1)
+                sn = src & 15
+                got.append(d[src, (2 * (sn >> 3) + (sn & 1) - b) & 3])  # the sender's class picks the row
+            for k in range(4):
+                x[k][lane] = got[(k - g) & 3]
+        return x
+
+    def mma_m16n16k32(self, a0, a1, b00, b01, b10, b11, c0, c1) -> tuple[np.ndarray, np.ndarray]:
+        """a_k (64, 4, 2), b_kn (64, 2, 2), c_n (64, 4) -> c_n after k0 n0, k0 n1, k1 n0, k1 n1."""
+        if self.active != (0, 1):
+            c0 = self.mma_m16n8k16(a0, b00, c0)
+            c1 = self.mma_m16n8k16(a0, b01, c1)
+            c0 = self.mma_m16n8k16(a1, b10, c0)
+            return c0, self.mma_m16n8k16(a1, b11, c1)
+        p0 = self.operand_rounds([a0[:, i] for i in range(4)])
+        p1 = self.operand_rounds([a1[:, i] for i in range(4)])
+        q0 = self.operand_rounds([b00[:, 0], b01[:, 0], b00[:, 1], b01[:, 1]])
+        q1 = self.operand_rounds([b10[:, 0], b11[:, 0], b10[:, 1], b11[:, 1]])
+        lo = self.acc_rounds([c0[:, 0], c0[:, 1], c1[:, 0], c1[:, 1]])
+        hi = self.acc_rounds([c0[:, 2], c0[:, 3], c1[:, 2], c1[:, 3]])
+        x0, x1 = self.swap32(p0, p1)  # porter_mfma::paired_steps
+        y0, y1 = self.swap32(q0, q1)
+        d0, d1 = self.swap32(lo, hi)
+        lo, hi = self.swap32(mfma_16x16x32(x0, y0, d0), mfma_16x16x32(x1, y1, d1))
+        out_lo, out_hi = self.acc_unrounds(lo), self.acc_unrounds(hi)
+        c0 = np.stack([out_lo[0], out_lo[1], out_hi[0], out_hi[1]], axis=1)
+        c1 = np.stack([out_lo[2], out_lo[3], out_hi[2], out_hi[3]], axis=1)
+        return c0, c1
+
     def ldmatrix(self, lds: np.ndarray, addr: np.ndarray, count: int, trans: bool) -> np.ndarray:
         """lds: 16-bit words by element offset; addr (64,) element offsets -> regs (64, count, 2)."""
         regs = np.full((LANES, count, 2), np.nan)
@@ -288,3 +358,46 @@ def test_ldmatrix_feeds_mma_like_the_cuda_kernel() -> None:
     d = wave.mma_m16n8k16(a, b, c)
     _, _, want = nvidia_mma_fragments(A, B, A @ B + C)
     np.testing.assert_array_equal(d[:32], want)
+
+
+def _four_step_problem(rng_values):
+    """Per warp: A_k (16x16), B_k,n (16x8), C_n (16x8) for k, n in 0, 1, and the NVIDIA fragments of both warps."""
+    mats = [{"A": [rng_values((16, 16)) for _ in range(2)],
+             "B": [[rng_values((16, 8)) for _ in range(2)] for _ in range(2)],
+             "C": [rng_values((16, 8)) for _ in range(2)]} for _ in range(2)]
+    frag = {}
+    for k in range(2):
+        frag[f"a{k}"] = np.concatenate([nvidia_mma_fragments(w["A"][k], w["B"][k][0], w["C"][0])[0] for w in mats])
+        for n in range(2):
+            frag[f"b{k}{n}"] = np.concatenate([nvidia_mma_fragments(w["A"][k], w["B"][k][n], w["C"][n])[1]
+                                              for w in mats])
+    for n in range(2):
+        frag[f"c{n}"] = np.concatenate([nvidia_mma_fragments(w["A"][0], w["B"][0][n], w["C"][n])[2] for w in mats])
+    return mats, frag
+
+
+@pytest.mark.parametrize("active", [(0, 1), (0,), (1,)], ids=["both-warps", "warp0-alone", "warp1-alone"])
+def test_mma_m16n16k32_four_steps_per_warp(active) -> None:
+    """porter_mma_m16n16k32 (MFMA002's paired K loop): C_n + A_0 B_0,n + A_1 B_1,n per warp, exactly,
+    in NVIDIA's c registers of each n8 tile."""
+    mats, f = _four_step_problem(small)
+    c0, c1 = Wave(active).mma_m16n16k32(f["a0"], f["a1"], f["b00"], f["b01"], f["b10"], f["b11"], f["c0"], f["c1"])
+    for h in active:
+        w = mats[h]
+        for n, got in enumerate((c0, c1)):
+            D = w["C"][n] + w["A"][0] @ w["B"][0][n] + w["A"][1] @ w["B"][1][n]
+            _, _, want = nvidia_mma_fragments(w["A"][0], w["B"][0][n], D)
+            np.testing.assert_array_equal(got[32 * h:32 * h + 32], want)
+
+
+def test_mma_m16n16k32_equals_four_unpaired_steps_in_float32() -> None:
+    """On values that round: the paired helper is the four unpaired steps' products, summed in another order."""
+    rng = np.random.default_rng(5)
+    mats, f = _four_step_problem(lambda shape: rng.normal(size=shape).astype(np.float16).astype(np.float32))
+    wave = Wave()
+    c0, c1 = wave.mma_m16n16k32(f["a0"], f["a1"], f["b00"], f["b01"], f["b10"], f["b11"], f["c0"], f["c1"])
+    u0 = wave.mma_m16n8k16(f["a1"], f["b10"], wave.mma_m16n8k16(f["a0"], f["b00"], f["c0"]))
+    u1 = wave.mma_m16n8k16(f["a1"], f["b11"], wave.mma_m16n8k16(f["a0"], f["b01"], f["c1"]))
+    np.testing.assert_allclose(c0, u0, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(c1, u1, rtol=1e-5, atol=1e-5)
+    assert not np.array_equal(c0, f["c0"])

@@ -134,3 +134,153 @@ def test_paired_k_steps_halve_the_reported_mfma_count_of_one_tile(tmp_path: Path
         assert kernel.vgpr_spill == 0
         counts[name] = kernel.mfma_count
     assert counts == {"paired": 2, "unpaired": 4}
+
+
+# One warp's 16 x 16 tile over K 32 as four mma.sync m16n8k16 steps (2 k steps x 2 n8 tiles sharing
+# A): MFMA002's paired call against the four unpaired calls it replaces.
+_MMA_TILE = """#include <hip/hip_runtime.h>
+#include "mfma_gfx950.h"
+__global__ void tile(const unsigned* a, const unsigned* b, float* c) {
+  const unsigned l = threadIdx.x;
+  unsigned af[2][4], bf[2][2][2];
+  float acc[2][4];
+  for (int i = 0; i < 4; ++i) af[0][i] = a[8 * l + i], af[1][i] = a[8 * l + 4 + i];
+  for (int i = 0; i < 8; ++i) bf[i >> 2][(i >> 1) & 1][i & 1] = b[8 * l + i];
+  for (int i = 0; i < 8; ++i) acc[i >> 2][i & 3] = c[8 * l + i];
+  STEPS
+  for (int i = 0; i < 8; ++i) c[8 * l + i] = acc[i >> 2][i & 3];
+}
+"""
+_PAIRED = "porter_mma_m16n16k32_bf16(acc[0], acc[1], af[0], af[1], bf[0][0], bf[0][1], bf[1][0], bf[1][1]);"
+
+
+def _unpaired_steps() -> str:
+    steps = []
+    for k, n in ((0, 0), (0, 1), (1, 0), (1, 1)):
+        acc = [f"acc[{n}][{i}]" for i in range(4)]
+        steps.append(f"porter_mma_m16n8k16_bf16({', '.join(acc)}, {', '.join(f'af[{k}][{i}]' for i in range(4))}, "
+                     f"bf[{k}][{n}][0], bf[{k}][{n}][1], {', '.join(acc)});")
+    return "\n  ".join(steps)
+
+
+@pytest.mark.toolchain("clang")
+def test_paired_mma_sync_steps_halve_the_reported_mfma_count(tmp_path: Path) -> None:
+    """The report's v_mfma count for one warp tile of four m16n8k16 steps: 2 paired against 4. The
+    paired call's split-wave fallback (four steps on the VALU) holds no MFMA; neither spills."""
+    from porter.toolchains.clang_hip import ClangHipOptions, compile_unit
+
+    counts = {}
+    for name, steps in (("paired", _PAIRED), ("unpaired", _unpaired_steps())):
+        src = tmp_path / name / "tile.cu"
+        src.parent.mkdir()
+        src.write_text(_MMA_TILE.replace("STEPS", steps))
+        build, kernels = compile_unit(src, ClangHipOptions(arch="gfx950", include_dirs=(ROOT / "shims" / "compat",)),
+                                      tmp_path / name / "b")
+        assert build.ok, build.stderr[-2000:]
+        (kernel,) = kernels
+        assert kernel.vgpr_spill == kernel.scratch_bytes == 0, (name, kernel)
+        counts[name] = kernel.mfma_count
+        asm = Path(build.artifacts[0]).read_text()
+        assert "v_mfma_f32_16x16x32_bf16" in asm
+    assert counts == {"paired": 2, "unpaired": 4}
+
+
+def test_mma_sync_pairing_notes_why_a_loop_stays_unpaired() -> None:
+    result = _run("MFMA002", RULES / "MFMA002" / "before.cu")
+    notes = [f.message for f in result.findings if "left unpaired" in f.message]
+    assert len(notes) == 2
+    assert any("one accumulator" in n for n in notes) and any("enclosing loop that does more" in n for n in notes)
+    lone_k = """__device__ void f(float* acc, const unsigned (*a)[4], const unsigned (*b)[2]) {
+  for (int k = 0; k < 4; ++k)
+    mma_bf16(acc, a[k], b[k], acc);
+}
+"""
+    text = (RULES / "MFMA002" / "before.cu").read_text() + lone_k
+    notes = [f.message for f in run_rules(SourceFile("x.cu", text.encode(), "cuda"), [rules.get("MFMA002")],
+                                          RuleContext(), agent="microarch").findings if "left unpaired" in f.message]
+    assert any("a loop over k steps (`k`) into one accumulator" in n for n in notes)
+    paired = [f for f in result.findings if "porter_mma_m16n16k32" in f.message]
+    assert {f.severity for f in paired} == {"info", "error"}  # the wrapper call site / the asm itself
+
+
+def test_mma_sync_loop_with_an_odd_count_stays_unpaired_and_an_unknown_one_is_tested() -> None:
+    """An odd constant count leaves the nest unpaired, with a note; a count porter cannot evaluate
+    (a template parameter, a variable) pairs behind `if ((count) % 2 == 0)`, the nest as it was in the
+    else branch."""
+    before = (RULES / "MFMA002" / "before.cu").read_text()
+    odd = before.replace("#define K_STEPS 2", "#define K_STEPS 3")
+    result = run_rules(SourceFile("x.cu", odd.encode(), "cuda"), [rules.get("MFMA002")], RuleContext(), agent="microarch")
+    assert any("odd count (3)" in f.message and "`k`" in f.message for f in result.findings)
+    out = result.patch.apply_to(odd.encode()).decode()
+    assert "k += 2" not in out.split("void warp_tile(")[1].split("\n}")[0]
+    runtime = before.replace("k < K_STEPS", "k < count")
+    result = run_rules(SourceFile("x.cu", runtime.encode(), "cuda"), [rules.get("MFMA002")], RuleContext(), agent="microarch")
+    tile = result.patch.apply_to(runtime.encode()).decode().split("void warp_tile(")[1].split("\n}")[0]
+    paired, _, unpaired = tile.partition("} else {")
+    assert "if ((count) % 2 == 0) {" in paired and "k += 2" in paired and "porter_mma_m16n16k32_bf16" in paired
+    assert "++k" in unpaired and "mma_bf16(acc[n], a[k], b[k][n], acc[n]);" in unpaired
+
+
+def test_wmma_shape_macros_resolve_from_a_project_header() -> None:
+    """WMMA_M/N/K defined in a project header the file includes count as 16; a macro equal to 8 does not."""
+    header = SourceFile("dims.h", b"#define WMMA_M 16\n#define WMMA_N 16\n#define WMMA_K 16\n#define SMALL 8\n", "cuda")
+    body = """#include <mma.h>
+#include "dims.h"
+using namespace nvcuda;
+__global__ void tile(const half* a) {
+  wmma::fragment<wmma::matrix_a, WMMA_M, WMMA_N, WMMA_K, half, wmma::row_major> af;
+  wmma::load_matrix_sync(af, a, 16);
+}
+"""
+    ctx = RuleContext(sources={"dims.h": header})
+    unit = SourceFile("tile.cu", body.encode(), "cuda")
+    ok = run_rules(unit, [rules.get("MFMA001")], ctx, agent="microarch")
+    assert ok.patch is not None and not any("no gfx950 MFMA rewrite" in f.message for f in ok.findings)
+    alone = run_rules(SourceFile("tile.cu", body.encode(), "cuda"), [rules.get("MFMA001")], RuleContext(), agent="microarch")
+    assert alone.patch is None  # without the header the names are unknown: left for a person
+    small = body.replace("WMMA_K, half", "SMALL, half")
+    bad = run_rules(SourceFile("tile.cu", small.encode(), "cuda"), [rules.get("MFMA001")], ctx, agent="microarch")
+    assert bad.patch is None and any("SMALL" in f.message for f in bad.findings)
+
+
+def test_consecutive_mma_steps_pair_only_as_whole_two_by_two_groups() -> None:
+    """Four consecutive asm steps (accumulators 0 and 1, k steps a[0] then a[1]) pair, in any order that
+    keeps each accumulator's k order; a third k step into an accumulator leaves the run unpaired."""
+    asm = ('asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, '
+           '{%8,%9}, {%0,%1,%2,%3};" : "+f"(c[N][0]), "+f"(c[N][1]), "+f"(c[N][2]), "+f"(c[N][3]) : '
+           '"r"(a[K][0]), "r"(a[K][1]), "r"(a[K][2]), "r"(a[K][3]), "r"(b[K][N][0]), "r"(b[K][N][1]));')
+
+    def body(steps):
+        lines = "\n".join("  " + asm.replace("[N]", f"[{n}]").replace("[K]", f"[{k}]") for k, n in steps)
+        return f"__device__ void f(float (*c)[4], const unsigned (*a)[4], const unsigned (*b)[2][2]) {{\n{lines}\n}}\n"
+
+    text = body([(0, 1), (0, 0), (1, 0), (1, 1)])
+    result = run_rules(SourceFile("x.cu", text.encode(), "cuda"), [rules.get("MFMA002")], RuleContext(), agent="microarch")
+    out = result.patch.apply_to(text.encode()).decode()
+    assert "porter_mma_m16n16k32_f16(c[1], c[0], a[0], a[1], b[0][1], b[0][0], b[1][1], b[1][0]);" in out
+    assert "mma.sync" not in out and out.count("porter_mma") == 1
+    three = body([(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)])
+    result = run_rules(SourceFile("x.cu", three.encode(), "cuda"), [rules.get("MFMA002")], RuleContext(), agent="microarch")
+    out = result.patch.apply_to(three.encode()).decode()
+    assert "porter_mma_m16n16k32" not in out and out.count("porter_mma_m16n8k16_f16") == 5
+
+
+def test_mma_sync_nest_over_struct_fragments_pairs() -> None:
+    """Registers held in struct members (`c[n].x[i]`, `fa[k].r[i]`) pair like plain arrays."""
+    text = """struct Acc { float x[4]; };
+struct FragA { unsigned r[4]; };
+__device__ void mma(float* d, const unsigned* a, const unsigned* b, const float* c) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
+               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+}
+__device__ void tile(Acc* c, const FragA* fa, const unsigned (*fb)[2][2]) {
+  for (int k = 0; k < 2; ++k)
+    for (int n = 0; n < 2; ++n)
+      mma(c[n].x, fa[k].r, fb[k][n], c[n].x);
+}
+"""
+    result = run_rules(SourceFile("x.cu", text.encode(), "cuda"), [rules.get("MFMA002")], RuleContext(), agent="microarch")
+    out = result.patch.apply_to(text.encode()).decode()
+    assert ("porter_mma_m16n16k32_bf16(c[n].x, c[n + 1].x, fa[k].r, fa[k + 1].r, fb[k][n], fb[k][n + 1], "
+            "fb[k + 1][n], fb[k + 1][n + 1]);") in out

@@ -27,8 +27,10 @@ After:
     wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;
     porter_wmma::mma_sync(acc, a, b, acc);
 
-Fix safety: safe for 16x16x16 fragments of half/__half/__hip_bfloat16 with float accumulators
-    (exact: same products, float accumulation; the order of the float sums inside one MFMA is the
+Fix safety: safe for 16x16x16 fragments of half/__half/__hip_bfloat16 with float accumulators, a
+    shape spelled as 16 or as a name the file or a project header it includes defines as 16
+    (#define, const, constexpr: cuda-samples' WMMA_M/WMMA_N/WMMA_K):
+    exact (same products, float accumulation; the order of the float sums inside one MFMA is the
     hardware's, as it is inside one wmma::mma_sync). Any other shape or type (m32n8k16, m8n32k16,
     tf32, int8, half accumulators, experimental namespaces) leaves the whole file unchanged and
     is reported. With --matrix rocwmma the rewrite targets rocWMMA's API of the same names.
@@ -60,7 +62,7 @@ def wmma_api(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if not _trigger(unit.data, ctx):
         return
     matrix = ctx.options.matrix
-    blockers = list(mfma.wmma_unsupported(unit))
+    blockers = list(mfma.wmma_unsupported(unit, ctx.included(unit)))
     for start, end, why in blockers:
         yield Hit(start, end, f"{why}: no gfx950 MFMA rewrite; the file's wmma code is left for a person",
                   severity=Severity.error)

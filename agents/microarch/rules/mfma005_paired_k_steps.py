@@ -90,7 +90,7 @@ def _trigger(data: bytes, ctx: RuleContext) -> bool:
 def paired_k_steps(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if not _trigger(unit.data, ctx):
         return
-    if next(mfma.wmma_unsupported(unit), None) is not None:
+    if next(mfma.wmma_unsupported(unit, ctx.included(unit)), None) is not None:
         return
     taken = set(re.findall(r"\w+", unit.data.decode(errors="replace")))
     for loop in unit.captures(_LOOPS):
