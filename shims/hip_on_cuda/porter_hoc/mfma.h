@@ -228,7 +228,7 @@ __device__ inline vec<float, NACC> mfma(const vec<T, KPL>& a, const vec<T, KPL>&
   MfmaStage& st = mfma_stage()[p.wave];
 
   // 1. publish this lane's registers; zeros for the lanes that do not take part
-  const Arrival arrival = arrival_begin(p, live);
+  const Arrival arrival = arrival_begin(p);
   st.a[stage_pos(p.lane)] = pack(a);
   st.b[stage_pos(p.lane)] = pack(b);
   const unsigned t = p.lane % 32u;

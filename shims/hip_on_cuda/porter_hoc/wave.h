@@ -58,8 +58,7 @@
  *     and never with a hang.
  * After every completed barrier each lane reads the partner's word: a partner that did not
  * take part (it exited, or was given up) is gone for good, and the warp goes on alone from
- * then on (arrival_cold, at its next collective), so a stale word is never compared with a
- * later count.
+ * then on (partner_gone), so a stale word is never compared with a later count.
  * The mbarrier orders every arrival of a phase, so "the partner arrived" and "the partner was
  * given up" cannot both hold unnoticed (wait_cold). Shared memory is not initialised at
  * launch: warp 0 of a wave initialises the mbarrier at its first barrier in the block and
@@ -182,7 +181,7 @@ constexpr unsigned long long kAbsentNs = 1000000ull * PORTER_HOC_ABSENT_MS;
 /* The arrival words, one per warp, in their own shared variable: the MFMA emulation
  * (porter_hoc/mfma.h) synchronises through them without paying for WaveScratch's buffers. */
 __device__ inline unsigned long long (&arrivals())[kMaxWaves][2] {
-  __shared__ __align__(16) unsigned long long words[kMaxWaves][2];  // a wave's two: one 16-byte load
+  __shared__ unsigned long long words[kMaxWaves][2];
   return words;
 }
 
@@ -278,17 +277,35 @@ __device__ __noinline__ __attribute__((noreturn)) inline void presumed_exited_bu
   __trap();
 }
 
-/* Whether the partner's arrival word `theirs` is at the barrier of the word `w` of the calling
- * warp or one further: read after a barrier whose own word is `next` (it stored that barrier's
- * count before it arrived, or already the next one's after passing it), or before the barrier
- * after `own` (it passed the barrier of `own`, and may have stored its next). It cannot be
- * further ahead: the next barrier waits for this warp. Exact, not "at least": a partner that
- * exited stops counting, and a count mod 64 that only had to be "reached" would read as
- * reached again 33 barriers later (this warp stops comparing at its first barrier after the
- * one the partner missed: arrival_cold). */
-__device__ inline bool at_barrier(unsigned long long theirs, unsigned long long w) {
-  return ((theirs ^ w) & kArrivalTag) == 0ull &&
-         ((static_cast<unsigned>(theirs) - static_cast<unsigned>(w)) & kArrivalCount) <= 1u;
+/* Whether the partner's arrival word `theirs`, read after a barrier whose own word is `next`,
+ * says the partner took part in it: a word of this block and launch (tag) whose count is this
+ * barrier's (stored before it arrived) or the next one's (it passed this barrier and stored its
+ * next arrival before this warp looked). It cannot be further ahead: the next barrier waits for
+ * this warp. Exact, not "at least": a partner that exited stops counting, and a count mod 64
+ * that only had to be "reached" would read as reached again 33 barriers later (this warp stops
+ * comparing at the first barrier the partner misses: partner_gone). */
+__device__ inline bool at_barrier(unsigned long long theirs, unsigned long long next) {
+  return ((theirs ^ next) & kArrivalTag) == 0ull &&
+         ((static_cast<unsigned>(theirs) - static_cast<unsigned>(next)) & kArrivalCount) <= 1u;
+}
+
+/* Where the calling warp stands before its next barrier, read by every lane from its warp's
+ * own arrival word (written only by the warp's leader, before the __syncwarp that ended the
+ * warp's previous barrier). `next` is the word the leader stores before its next arrival:
+ * this block's tag, the flags (kArrivalGuarded, kArrivalReady, kArrivalAbsent, kArrivalGivenUp)
+ * and the count after that barrier; a word of another block or launch (shared memory is not
+ * initialised) reads as count 0 without flags. The count's parity is the buffer of the
+ * collective (WaveCall). Everything the barrier needs besides the warp's live lanes is in this
+ * one word, so the fast path tests one mask of it (arrive_and_wait). */
+struct Arrival {
+  unsigned long long next;
+};
+
+__device__ inline Arrival arrival_begin(const WavePos& p) {
+  const unsigned long long tag = arrival_tag();
+  const unsigned long long seen = ld_relaxed64(shared_addr(&arrivals()[p.wave][p.half]));
+  const unsigned long long cur = ((seen ^ tag) & kArrivalTag) == 0ull ? seen : tag;
+  return {(cur & ~kArrivalCount) | ((cur + 1ull) & kArrivalCount)};
 }
 
 /* The lanes of warp `half` of wave `wave` that exist (a block's size need not be a multiple
@@ -410,7 +427,7 @@ __device__ inline unsigned fresh_thread_index(unsigned* nthreads) {
  * Going on alone is always: kArrivalAbsent into this warp's own word, then arrivals in the
  * partner's place (release) until the phase completes - so every lane of this warp, waiting on
  * its token, goes on; it finds the partner's word short of this barrier (at_barrier) and stops
- * using the barrier (arrival_cold). The mbarrier orders the arrivals of a phase: if the
+ * using the barrier (partner_gone). The mbarrier orders the arrivals of a phase: if the
  * partner's came first, the phase was complete and a stand-in belongs to the next phase; if
  * the stand-ins came first, the partner's (if they ever come) belong to the next phase, which
  * this warp never completes: the partner's leader finds kArrivalAbsent here in its own
@@ -457,87 +474,37 @@ __device__ __noinline__ inline unsigned wait_cold(unsigned wave, unsigned half, 
   return start;
 }
 
-/* Where the calling warp stands before its next barrier. `next` is the word the leader stores
- * before its next arrival: this block's tag, the flags (kArrivalGuarded, kArrivalReady,
- * kArrivalAbsent, kArrivalGivenUp) and the count after that barrier; its parity is the buffer
- * of the collective (WaveCall). kArrivalAbsent set: the warp goes on alone (no wait). */
-struct Arrival {
-  unsigned long long next;
-};
-
-/* arrival_begin's cold case, out of line, every live lane of the warp with both words of the
- * wave as it loaded them:
- *   - the own word is of another block or launch, or has no kArrivalReady: the warp's first
- *     barrier in this block. The leader initialises the wave's mbarrier or waits for warp 0 to
- *     (ready_wave), and the warp learns the outcome (ready, or alone) by a shuffle;
- *   - the own word has kArrivalAbsent: the warp goes on alone, as decided before;
- *   - the partner's word is not at this warp's last barrier or the next (at_barrier): the
- *     partner did not take part in that barrier - it exited (its last lane dropped its
- *     arrivals, KernelExit) or this warp's leader gave it up (wait_cold) - so it never arrives
- *     again, and the warp goes on alone from now on (its stale word must not be compared with
- *     later counts). A partner's word of this block with kArrivalAbsent means it gave this
- *     warp up while it was alive: trap.
- * Going on alone: the leader stores the word with kArrivalAbsent and the count advanced.
- * Returns `next` with kArrivalReady (use the barrier) or kArrivalAbsent. */
-__device__ __noinline__ inline unsigned long long arrival_cold(unsigned live, unsigned long long own,
-                                                               unsigned long long theirs, unsigned long long tag) {
-  unsigned n;
-  const unsigned t = fresh_thread_index(&n);
-  const unsigned wave = t / kWaveLanes, half = (t / 32u) & 1u;
-  const bool leader = t % 32u == static_cast<unsigned>(__ffs(live) - 1);
-  const bool ours = ((own ^ tag) & kArrivalTag) == 0ull;
-  const unsigned long long cur = ours ? own : tag;
-  unsigned long long next = (cur & ~kArrivalCount) | ((cur + 1ull) & kArrivalCount);
+/* A barrier that is not the fast case: the warp's first in this block (no kArrivalReady), or a
+ * warp that goes on alone (kArrivalAbsent). Out of line, called by every live lane of the warp
+ * with its `next` word. The first barrier: the leader initialises the wave's mbarrier or waits
+ * for warp 0 to (ready_wave), and the warp learns the outcome by a shuffle. Going on alone: the
+ * leader stores the word with the count advanced. Returns `next` with kArrivalReady (use the
+ * barrier) or kArrivalAbsent (the warp has gone on alone: no wait). */
+__device__ __noinline__ inline unsigned long long barrier_setup(unsigned wave, unsigned half, unsigned live,
+                                                                bool leader, unsigned long long next) {
   if (!(next & kArrivalAbsent)) {
-    if (!(next & kArrivalReady)) {
-      sync_lanes(live);
-      unsigned r = 0u;
-      if (leader) r = ready_wave(wave, half, static_cast<unsigned>(next), tag);
-      next |= porter_hoc_cuda_shfl_sync(live, r, __ffs(live) - 1, 32);
-    } else {
-      if (((theirs ^ tag) & kArrivalTag) == 0ull && (theirs & kArrivalAbsent)) presumed_exited_but_alive(wave, half);
-      next |= kArrivalAbsent;
-    }
+    sync_lanes(live);
+    unsigned r = 0u;
+    if (leader) r = ready_wave(wave, half, static_cast<unsigned>(next), next & kArrivalTag);
+    next |= porter_hoc_cuda_shfl_sync(live, r, __ffs(live) - 1, 32);
   }
   if (next & kArrivalAbsent) {
-    sync_lanes(live);  // every lane's read of the word before the leader's store
+    sync_lanes(live);  // every lane's writes before any lane's reads
     if (leader) st_relaxed(shared_addr(&arrivals()[wave][half]), next);
-    sync_lanes(live);  // the new word before any lane's next arrival_begin
+    sync_lanes(live);  // the new count before any lane's next arrival_begin
   }
   return next;
 }
 
-/* Where the calling warp stands before its next barrier, from one 16-byte load of the wave's
- * two arrival words (each written only by its warp's leader; the own one before the
- * __syncwarp that ended the warp's previous barrier). The fast case - the own word of this
- * block with kArrivalReady and without kArrivalAbsent, the partner's of this block, without
- * kArrivalAbsent, at this warp's last barrier or the next - is a few tests of registers;
- * everything else is arrival_cold. This is also where a partner that missed the previous
- * barrier is found (at_barrier): after the wait only a select on the partner's word masks its
- * data (WaveCall::exchange), with no branch, so the next collective's load of these words is
- * issued together with the previous one's reads. `live`: the warp's live lanes, all of which
- * call this. */
-__device__ inline Arrival arrival_begin(const WavePos& p, unsigned live) {
-  const unsigned long long tag = arrival_tag();
-  unsigned long long w0, w1;
-  asm volatile("ld.volatile.shared.v2.u64 {%0, %1}, [%2];"
-               : "=l"(w0), "=l"(w1) : "r"(shared_addr(&arrivals()[p.wave][0])) : "memory");
-  const unsigned long long own = p.half ? w1 : w0, theirs = p.half ? w0 : w1;
-  const bool fast = ((own ^ tag) & (kArrivalTag | kArrivalReady | kArrivalAbsent)) == kArrivalReady &&
-                    !(theirs & kArrivalAbsent) && at_barrier(theirs, own);
-  if (!fast) return {arrival_cold(live, own, theirs, tag)};
-  return {(own & ~kArrivalCount) | ((own + 1ull) & kArrivalCount)};
-}
-
 /* Every live lane of the calling warp: publish the warp's arrival, wait for the other warp's,
  * and reconverge. Returns false when the warp goes on alone (its partner exited or was given
- * up earlier: no wait). Whether the partner took part is took_part's question, asked after the
- * caller has loaded the partner's word together with its data (WaveCall::exchange: one round
- * trip).
+ * up earlier: no wait); `next` (arrival_begin's) gains kArrivalReady at the warp's first
+ * barrier. Whether the partner took part is took_part's question, asked after the caller has
+ * loaded the partner's word together with its data (WaveCall::exchange: one round trip).
  *
- * The fast case (arrival_begin tested the words; a warp that goes on alone only reconverges)
- * is the leader's store of `next` into the warp's word, one arrival per lane, the token wait,
- * __syncwarp. The wave's mbarrier expects 64 arrivals per
+ * The fast case is one test of `next` (kArrivalReady set, kArrivalAbsent clear: everything
+ * else is out of line in barrier_setup), the leader's store of `next` into the warp's word, one
+ * arrival per lane, the token wait, __syncwarp. The wave's mbarrier expects 64 arrivals per
  * phase, 32 from each warp: every live lane arrives once (release: its own shared-memory
  * writes - slot, warp word - are published by its own arrival, so no __syncwarp is needed
  * before it) and the warp's leader arrives once more for each lane of its warp that is not
@@ -559,12 +526,12 @@ __device__ inline Arrival arrival_begin(const WavePos& p, unsigned live) {
  * Buffer reuse (WaveCall): a lane passes barrier k only after every lane of the wave arrived at
  * k, which each did after its own reads of collective k-1; so collective k+1 may overwrite
  * k-1's buffer. */
-__device__ inline bool barrier_wait(const WavePos& p, unsigned live_mine, unsigned long long next) {
-  if (next & kArrivalAbsent) {  // alone (arrival_cold)
-    sync_lanes(live_mine);  // every lane's writes before any lane's reads
-    return false;
-  }
+__device__ inline bool barrier_wait(const WavePos& p, unsigned live_mine, unsigned long long& next) {
   const bool leader = (p.lane % 32u) == static_cast<unsigned>(__ffs(live_mine) - 1);
+  if ((static_cast<unsigned>(next) & static_cast<unsigned>(kArrivalReady | kArrivalAbsent)) != kArrivalReady) {
+    next = barrier_setup(p.wave, p.half, live_mine, leader, next);
+    if (next & kArrivalAbsent) return false;
+  }
   const unsigned bar = shared_addr(&wave_mbarriers()[p.wave]);
   if (leader) st_relaxed(shared_addr(&arrivals()[p.wave][p.half]), next);
   // 32 arrivals per warp: one per live lane, the leader's standing in for the inactive lanes.
@@ -576,19 +543,40 @@ __device__ inline bool barrier_wait(const WavePos& p, unsigned live_mine, unsign
   return true;
 }
 
+/* The partner did not take part in a completed barrier: it exited (its last lane dropped its
+ * arrivals), or this warp's leader gave it up (wait_cold). Either way it never arrives again,
+ * so from now on this warp goes on alone (kArrivalAbsent in its word, no more waits): its
+ * partner's stale word must not be compared again. A partner's word of this block with
+ * kArrivalAbsent means the partner gave this warp up while it was alive: trap. Out of line,
+ * every live lane; it reads both words again (neither changes any more, but for the absent
+ * mark, which stays) rather than take them as arguments, so the fast path's call site keeps
+ * few registers live (the MFMA emulation runs at the 64-register cap). */
+__device__ __noinline__ inline void partner_gone(unsigned live) {
+  unsigned n;
+  const unsigned t = fresh_thread_index(&n);
+  const unsigned wave = t / kWaveLanes, half = (t / 32u) & 1u;
+  const unsigned mine = shared_addr(&arrivals()[wave][half]);
+  const unsigned long long own = ld_relaxed64(mine), theirs = ld_acquire64(shared_addr(&arrivals()[wave][half ^ 1u]));
+  if (((theirs ^ own) & kArrivalTag) == 0ull && (theirs & kArrivalAbsent)) presumed_exited_but_alive(wave, half);
+  sync_lanes(live);  // every lane's read of the own word before the leader's store
+  if (t % 32u == static_cast<unsigned>(__ffs(live) - 1)) st_relaxed(mine, own | kArrivalAbsent);
+  sync_lanes(live);  // the word before any lane's next arrival_begin
+}
+
 /* After barrier_wait: whether the partner took part, from its arrival word `theirs` (loaded
- * after the closing __syncwarp): at this barrier or the next, without kArrivalAbsent (a
- * partner that gave this warp up at this very phase: it traps, wait_cold). No branch: a
- * partner that missed the barrier is dealt with at the warp's next arrival_begin. */
-__device__ inline bool took_part(unsigned long long next, unsigned long long theirs) {
-  return at_barrier(theirs, next) && !(theirs & kArrivalAbsent);
+ * after the closing __syncwarp). */
+__device__ inline bool took_part(unsigned live_mine, unsigned long long next, unsigned long long theirs) {
+  if (at_barrier(theirs, next) && !(theirs & kArrivalAbsent)) return true;
+  partner_gone(live_mine);
+  return false;
 }
 
 /* The barrier and its outcome: whether the other warp took part (a warp that exited, or was
  * given up, did not). */
 __device__ inline bool arrive_and_wait(const WavePos& p, unsigned live_mine, const Arrival& a) {
-  if (!barrier_wait(p, live_mine, a.next)) return false;
-  return took_part(a.next, arrivals()[p.wave][p.half ^ 1u]);
+  unsigned long long next = a.next;
+  if (!barrier_wait(p, live_mine, next)) return false;
+  return took_part(live_mine, next, ld_relaxed64(shared_addr(&arrivals()[p.wave][p.half ^ 1u])));
 }
 
 /* Synchronise the (one or two) warps of the caller's wave and order their shared-memory
@@ -600,7 +588,7 @@ __device__ inline bool wave_barrier(const WavePos& p, unsigned live_mine) {
     sync_lanes(live_mine);
     return false;
   }
-  return arrive_and_wait(p, live_mine, arrival_begin(p, live_mine));
+  return arrive_and_wait(p, live_mine, arrival_begin(p));
 }
 
 /* The exit guard. porter's hip-on-cuda hipcc puts one of these first in the body of every
@@ -701,10 +689,10 @@ class WaveCall {
       sync_lanes(live_mine_);
       v = s.slot[0][p_.wave][src];
     } else {
-      const unsigned long long next = arrival_begin(p_, live_mine_).next;
+      unsigned long long next = arrival_begin(p_).next;
       buf_ = static_cast<unsigned>(next) & 1u;
       // The two buffers' addresses are the same every call (kept in registers across a loop);
-      // the parity only selects one, so the stores wait for the arrival words' load and one
+      // the parity only selects one, so the stores wait for the arrival word's load and one
       // select, not for an address computation.
       unsigned* const slot = buf_ ? &s.slot[1][p_.wave][p_.lane] : &s.slot[0][p_.wave][p_.lane];
       unsigned long long* const words = buf_ ? &s.warp[1][p_.wave][0] : &s.warp[0][p_.wave][0];
@@ -712,13 +700,12 @@ class WaveCall {
       // Every lane stores the same word (one store instruction, no leader branch).
       words[p_.half] = mine;
       if (barrier_wait(p_, live_mine_, next)) {
-        // Three loads in one round trip, then selects: no branch before the next collective.
-        // (volatile: the compiler would otherwise merge the slot load with the other branch's,
-        // after the tests of the partner's word - a second round trip.)
+        // Loaded in this order, before any test (volatile: not sunk into the branch that uses
+        // them), so the three loads share one round trip.
         const unsigned long long word = ld_relaxed64(shared_addr(&arrivals()[p_.wave][p_.half ^ 1u]));
         const unsigned long long w = ld_relaxed64(shared_addr(&words[p_.half ^ 1u]));
         v = ld_relaxed32(shared_addr(&s.slot[buf_][p_.wave][src]));
-        partner_ = took_part(next, word);
+        partner_ = took_part(live_mine_, next, word);
         theirs = partner_ ? w : 0ull;
       } else {
         v = s.slot[buf_][p_.wave][src];
