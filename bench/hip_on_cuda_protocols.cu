@@ -113,6 +113,23 @@ __global__ void proto(float* out, int iters) {
       if (MODE == 15) __syncwarp();
       if (MODE == 17) x += static_cast<float>(ldv(other) & 1ull);
       x += 1.f;
+    } else if (MODE == 18) {
+      // 18: the design floor of a collective on the wave's mbarrier (session 4): the own word
+      // loaded (its parity picks the buffer), the lane's slot stored, the leader's word stored,
+      // every lane arrives and waits on its token, __syncwarp, then the partner's word and
+      // the source slot loaded in one round trip - no tag, no flags, no exit handling.
+      const unsigned long long w = ldv(me);
+      const unsigned b = static_cast<unsigned>(w + 1ull) & 1u;
+      stv(saddr(&s.slot[b][wave][l64]), __float_as_uint(x));
+      if (lane == 0) stv(me, w + 1ull);
+      unsigned long long st;
+      asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];" : "=l"(st) : "r"(mb) : "memory");
+      asm volatile("{ .reg .pred p; W%=: mbarrier.try_wait.shared::cta.b64 p, [%0], %1; @!p bra W%=; }"
+                   ::"r"(mb), "l"(st) : "memory");
+      __syncwarp();
+      const unsigned long long theirs = ldv(other);
+      const unsigned long long v = ldv(saddr(&s.slot[b][wave][l64 ^ 32u]));
+      x += (theirs + 1ull >= w ? __uint_as_float(static_cast<unsigned>(v)) : 0.f);
     } else if (MODE == 5) {  // floor: hardware named barrier of the wave's 64 threads
       asm volatile("bar.sync %0, 64;" ::"r"(wave + 1) : "memory");
       x += 1.f;
@@ -230,9 +247,9 @@ int main() {
   const char* names[] = {"native_shfl_xor_sync", "floor_flag_divergent_spin", "floor_flag_uniform_spin",
                          "floor_mbarrier_all_lanes", "floor_mbarrier_leader", "floor_bar_sync_64",
                          "floor_pingpong_one_way_x2", "data_tagged_st", "data_tagged_st_uniform_spin",
-                         "data_tagged_exch", "data_tagged_acquire", "data_tagged_exch_release", "data_tagged_shfl_down", "data_tagged_ballot", "floor_mbarrier_leader_token", "floor_mbarrier_all_lanes_syncwarp", "floor_mbarrier_all_lanes_token", "floor_mbarrier_token_2_loads"};
+                         "data_tagged_exch", "data_tagged_acquire", "data_tagged_exch_release", "data_tagged_shfl_down", "data_tagged_ballot", "floor_mbarrier_leader_token", "floor_mbarrier_all_lanes_syncwarp", "floor_mbarrier_all_lanes_token", "floor_mbarrier_token_2_loads", "floor_collective_s4_design"};
 #define RUN(M) printf("%-30s %.4f\n", names[M], time_ms([&] { proto<M><<<132, 256>>>(out, kIters); }))
-  RUN(0); RUN(1); RUN(2); RUN(3); RUN(4); RUN(5); RUN(6); RUN(7); RUN(8); RUN(9); RUN(10); RUN(11); RUN(12); RUN(13); RUN(14); RUN(15); RUN(16); RUN(17);
+  RUN(0); RUN(1); RUN(2); RUN(3); RUN(4); RUN(5); RUN(6); RUN(7); RUN(8); RUN(9); RUN(10); RUN(11); RUN(12); RUN(13); RUN(14); RUN(15); RUN(16); RUN(17); RUN(18);
   cudaError_t e = cudaDeviceSynchronize();
   printf("status %s\n", cudaGetErrorString(e));
   return e == cudaSuccess ? 0 : 1;
