@@ -72,7 +72,8 @@ class ModelParams(BaseModel):
     iteration_overhead_clk: Sourced  # per K-iteration of a workgroup: loop, barriers, waits
     sector_bytes: Sourced  # the unit a wave's global accesses are served in (porter.perfmodel.isa)
     # The least the L2 fetches from DRAM (or the MALL) per miss: a contiguous run shorter than this
-    # (the rows of an MN-major GEMM tile, BN x element bytes) moves the whole unit (perfmodel.gemm).
+    # (a GEMM tile row's run per K-step: BK x element bytes K-major, BM / BN x element bytes MN-major)
+    # moves the whole unit (perfmodel.gemm).
     dram_fetch_bytes: Sourced
     atomics_per_clk: Sourced  # same-address global atomics the device completes per clock (perfmodel.isa)
 

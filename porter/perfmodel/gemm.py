@@ -23,10 +23,10 @@ The model, in the shape of the published analytical GEMM models (../shared/HARDW
    partial wave runs fewer workgroups per CU (wave quantisation).
 4. Per wave, the device-wide limits: all tile loads through L2; the unique A and B panels of
    the concurrently resident tiles (with GROUP_M's grouped ordering) from DRAM, or once per
-   problem when A and B fit in L2; an MN-major operand's tile rows shorter than the L2's fetch
-   unit (hardware data: dram_fetch_bytes) move the whole unit. On AMD, workgroups go
-   round-robin over the XCDs, each with its own 4 MiB L2: every XCD fetches the wave's panels
-   from the MALL, which holds A and B.
+   problem when A and B fit in L2; a tile row's run per K-step (BK elements K-major, BM / BN
+   MN-major) shorter than the L2's fetch unit (hardware data: dram_fetch_bytes) moves the whole
+   unit. On AMD, workgroups go round-robin over the XCDs, each with its own 4 MiB L2: every XCD
+   fetches the wave's panels from the MALL, which holds A and B.
 5. Prologue (first loads, one DRAM latency) and epilogue (storing the C tile) per wave.
 
 What the model does not know is said where it matters: the compiler's real register and LDS
@@ -346,8 +346,13 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     tile_bytes = (np.minimum(c.bm, m) + np.minimum(c.bn, n)) * c.bk * a_b
     slots = cus * c.resident
     fetch = dev.model.dram_fetch_bytes.value
-    a_run = 1.0 if c.traits.a_k_major else np.maximum(1.0, fetch / (np.minimum(c.bm, m) * a_b))
-    b_run = 1.0 if c.traits.b_k_major else np.maximum(1.0, fetch / (np.minimum(c.bn, n) * a_b))
+    # DRAM units moved per useful unit of each operand (see `unique` below): one K-step of a tile
+    # reads each of its rows in one contiguous run, BK elements long for a K-major operand (unless
+    # that step covers the whole of K: then the tile's rows join into one block) and BM or BN long
+    # for an MN-major one. A run shorter than the L2's fetch unit costs the whole unit.
+    k_run = np.where(c.bk < k, np.maximum(1.0, fetch / (c.bk * a_b)), 1.0)
+    a_run = k_run if c.traits.a_k_major else np.maximum(1.0, fetch / (np.minimum(c.bm, m) * a_b))
+    b_run = k_run if c.traits.b_k_major else np.maximum(1.0, fetch / (np.minimum(c.bn, n) * a_b))
     # K-steps in flight per workgroup: (stages - 1), but never more than the loop has. Triton's
     # pipeliners (NVIDIA's and AMD's stream pipeliner alike) issue the prologue loads for the first
     # stages - 1 iterations and predicate off those past the last one; the LDS stays allocated.
@@ -380,8 +385,12 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
         l2_bytes = active * iters * tile_bytes
         rows = np.minimum(tiles_m, np.minimum(c.gm, active) * np.ceil(active / (c.gm * tiles_n)))
         cols = np.minimum(tiles_n, np.ceil(active / np.minimum(c.gm, tiles_m)))
-        # An MN-major operand streams out of DRAM in runs of one tile row (BM or BN elements); a run
+        # Each operand streams out of DRAM in runs of one tile row per K-step (a_run / b_run); a run
         # shorter than the L2's fetch unit moves the whole unit (both vendors: the device's figure).
+        # For a K-major operand the rest of the unit is the next K-step's run of the same row, read
+        # a whole K-step later, after the other rows' runs: a separate DRAM access to the unit again
+        # (measured, H200 bf16 262144x32x128, DRAM-bound: BK 32, 64-byte runs, 1.2x the time of BK 64
+        # in the median of 40 otherwise equal configs; without this the model ranked them equal).
         unique = (np.minimum(rows * c.bm, m) * a_run + np.minimum(cols * c.bn, n) * b_run) * k * a_b
         whole = (m + n) * k * a_b
         share = active / tiles

@@ -166,3 +166,13 @@ def test_narrow_mn_major_rows_stream_whole_fetch_units(device):
     (t_nt, _), (t_nn, bound_nn) = out["nt"], out["nn"]
     assert t_nn[0] > t_nt[0] and BOUNDS[int(bound_nn[0])] == "dram"  # 64 B rows: twice the DRAM bytes
     assert t_nn[1] == t_nt[1]  # 128 B rows: none wasted
+
+
+def test_short_k_major_runs_stream_whole_fetch_units():
+    # N = 32 streams A[M,K] (K contiguous) from DRAM once. One K-step reads BK elements of each A row:
+    # BK 32 bf16 is 64 B, half the 128-byte fetch unit, and the other half is the next K-step's run,
+    # a separate DRAM access: BK 32 moves A twice over where BK 64 (128 B runs) moves it once.
+    dev = hardware.get("h200")
+    short, full = (GemmConfig(256, 32, bk, num_warps=4, num_stages=3) for bk in (32, 64))
+    seconds, bound = evaluate(Gemm(262144, 32, 128, "bf16", Traits("nt")), Candidates([short, full], dev, "bf16", Traits("nt")))
+    assert BOUNDS[int(bound[0])] == "dram" and seconds[0] > 1.5 * seconds[1]

@@ -98,8 +98,9 @@ def test_an_instrumented_kernel_compiles_for_sm_90_and_marks_exits(tmp_path: Pat
     assert ".maxnreg 64" in entry  # what a 1024-thread block can have, as hip-clang's default bound
     bounded = ptx[ptx.index(".entry _Z7boundedv"):]
     assert ".maxntid 256" in bounded[:bounded.index("{")] and ".maxnreg" not in bounded[:bounded.index("{")]
-    assert "red.release.cta.shared.or.b32" in entry  # the lane's exit mark
-    assert "atom.release.cta.shared.exch.b64" in entry  # the guard's entry (and the arrival)
+    assert "atom.acq_rel.cta.shared.or.b32" in entry  # the lane's exit mark (the last lane learns it is last)
+    assert "mbarrier.arrive_drop" in entry  # the last lane drops its warp's arrivals from the wave's barrier
+    assert "atom.release.cta.shared.exch.b64" in entry  # the guard's entry
     assert "fence.sc" not in ptx  # no Dekker fence left in the arrival protocol
 
 
@@ -140,7 +141,7 @@ def test_a_port_built_through_the_hipcc_root_gets_the_guard(tmp_path: Path) -> N
     assert proc.returncode == 0, proc.stderr
     assert "k.hip:11: not instrumented (a kernel written by a macro" in proc.stderr
     ptx = (tmp_path / "k.ptx").read_text()  # the name nvcc gives k.hip's PTX
-    assert ptx.count("red.release.cta.shared.or.b32") >= 3  # loop<1>, early, bounded
+    assert ptx.count("atom.acq_rel.cta.shared.or.b32") >= 3  # loop<1>, early, bounded
     assert not [p for p in tmp_path.iterdir() if "porter-hoc" in p.name]  # the copy is removed
 
 

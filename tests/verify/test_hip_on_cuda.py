@@ -425,9 +425,11 @@ def test_mfma_port_pairs_its_warps_without_a_counted_barrier(project: str, tmp_p
     text = ptx.read_text()
     assert "mfma" in text or "porter_hoc" in text  # the emulated helpers are in this unit
     assert not COUNTED_BARRIER.findall(text), COUNTED_BARRIER.findall(text)[:3]
-    # the bounded wait (%globaltimer), the arrival by atomic exchange and the giving-up by
-    # compare-and-swap of the partner's word (no Dekker fence), and the trap of a warp found
-    # alive after it was presumed exited
+    # the wave's mbarrier (arrivals and token waits), the bounded wait (%globaltimer), warp 0's
+    # publication of the initialised barrier by atomic exchange and warp 1's giving-up by
+    # compare-and-swap of warp 0's word (no Dekker fence), and the trap of a warp found alive
+    # after it was presumed exited
+    assert "mbarrier.init" in text and "mbarrier.arrive.release.cta" in text and "mbarrier.try_wait.acquire.cta" in text
     assert "%globaltimer" in text and "trap;" in text
     assert "atom.release.cta.shared.exch.b64" in text and "atom.acq_rel.cta.shared.cas.b64" in text
     assert "fence.sc" not in text

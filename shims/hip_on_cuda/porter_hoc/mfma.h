@@ -186,7 +186,7 @@ __device__ inline uint4 pack(const vec<T, KPL>& v) {
   return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-__device__ __noinline__ inline void mfma_shape_unsupported(unsigned wave, unsigned nwarps) {
+__device__ __noinline__ __attribute__((noreturn)) inline void mfma_shape_unsupported(unsigned wave, unsigned nwarps) {
   printf("porter hip_on_cuda: block (%u,%u,%u) wave %u: an MFMA builtin in a wave of %u NVIDIA "
          "warp(s); the emulation serves full 64-lane waves 0..%u (blocks of a multiple of 64 "
          "threads, at most %u): build with -DPORTER_HOC_MFMA_WAVES=16 for 1024-thread blocks\n",

@@ -24,45 +24,72 @@
  * Wave barrier. A hardware named barrier (`barrier.sync id, 64`) cannot serve: PTX releases a
  * barrier held up by exiting threads only for barriers of all threads of the CTA (PTX ISA,
  * "exit"), so a wave one of whose warps returned - on AMD simply a wave with half its lanes
- * inactive, e.g. an edge tile that one warp leaves - would wait forever. Instead each warp
- * counts the barriers it has passed in its arrival word, and waits for the other warp's count
- * to reach its own. The wait ends in one of three ways:
+ * inactive, e.g. an edge tile that one warp leaves - would wait forever. The barrier is the
+ * wave's mbarrier (PTX's transaction barrier in shared memory, sm_80+; arrive_and_wait below):
+ * 64 arrivals per phase, 32 from each warp (one per live lane; the warp's leader arrives once
+ * more for each of its inactive lanes), each lane waiting on the token of its own arrival.
+ * Unlike a named barrier an mbarrier can be told that a warp is gone (`arrive_drop`: one
+ * arrival now and one fewer expected in every later phase), and unlike a word in shared
+ * memory that the other warp polls (the protocol until session 3 of 2026-12-01) the waiting
+ * is done by the barrier unit: ~52 ns per barrier of a lone loop on the H200 against ~105 ns
+ * for the best polled flag (bench/hip_on_cuda_protocols.cu). Each warp also keeps an arrival
+ * word (its barrier count, and flags), stored by its leader before it arrives. The wait ends
+ * in one of three ways:
  *   - the partner arrives;
  *   - the partner has exited: every lane it has has left the kernel. Nothing on an NVIDIA GPU
  *     tells a warp that another has exited (no special register or instruction reads another
- *     warp's state; `bar.sync 0` accounts for exited warps only as a barrier of the whole
- *     CTA), so the kernel tells it: porter's hip-on-cuda hipcc starts every kernel it compiles
- *     with an exit guard (KernelExit below; porter/toolchains/hoc_guard.py inserts it), whose
- *     destructor - run on every return path of every lane - sets the lane's bit in its warp's
- *     exited mask. A waiting warp that finds the partner's mask full goes on with those lanes
- *     inactive, AMD's semantics for exited lanes, without any clock: sound, and after a few
- *     spins rather than a fixed wait;
+ *     warp's state), so the kernel tells it: porter's hip-on-cuda hipcc starts every kernel it
+ *     compiles with an exit guard (KernelExit below; porter/toolchains/hoc_guard.py inserts
+ *     it), whose destructor - run on every return path of every lane - sets the lane's bit in
+ *     its warp's exited mask; the last lane of a warp to exit drops the warp's 32 arrivals
+ *     from the mbarrier, so the partner's phase completes at once, without any clock. A warp
+ *     whose lanes all exited before it ever used the barrier is seen in the mask;
  *   - neither within PORTER_HOC_ABSENT_MS (default 100) of %globaltimer: a kernel built without
  *     the guard (plain nvcc, a kernel written by a macro, a kernel in a header), where an exit
  *     leaves no mark, or a partner that is alive elsewhere (a collective under a branch that
  *     splits the wave, a half held at __syncthreads). The waiting warp gives the partner up
- *     and goes on alone; that costs one wait per such wave and block (later collectives of the
- *     warp see its own "absent" bit and do not wait). If the given-up warp was alive, its next
- *     arrival finds the mark and traps with a message naming the block and the wave: the run
- *     fails loudly, never with a silent wrong value and never with a hang.
- * No fence: the arrival is an atomic exchange of the warp's own word (release), the giving-up
- * a compare-and-swap of the partner's word; two atomic changes of one word are ordered, so
- * exactly one of "the partner arrived first" and "the partner was given up first" holds, and
- * both warps see the same one (arrive_and_wait). Collectives whose sources all lie in the
- * caller's own warp (segments of <= 32 lanes) do not use the barrier at all, so a 16-lane
- * reduction under `if (threadIdx.y == 0)` never waits.
- *   Shared memory is not initialised at launch, so an arrival word carries a tag of its block
- *   and launch (%gridid, the launch's number in the context, and the linear block index) and a
- *   word with another tag reads as "no barrier passed yet". Word layout: bits 63..42 %gridid
- *   mod 2^22, 41..10 the block index mod 2^32, 8 the absent bit (this warp goes on alone: its
- *   partner exited or was given up), 7 the guarded bit (the kernel has the exit guard, so this
- *   warp's exited mask is valid), 6 the given-up bit (set by the partner), 5..0 the count mod
- *   64 (the two warps of a wave are never more than one barrier apart).
- *   History (docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): until the exit guard, the
- *   bounded wait was the only way to stop waiting for an exited warp, and the absent decision
- *   was made race-free with a Dekker fence (fence.sc.cta) on every arrival. Named barriers after
- *   the handshake were measured and not kept: slower (1.90 against 1.79 ms for 4096
- *   collectives) and 12 more registers, which kept 1024-thread blocks from launching.
+ *     and goes on alone: it marks its own word absent and arrives in the partner's place until
+ *     the phase completes (wait_cold). That costs one wait per such wave and block (later
+ *     collectives of the warp see its own "absent" bit and do not wait). If the given-up warp
+ *     was alive, its arrival falls into the next phase, which nobody completes, and its
+ *     leader's look at the partner's word during the wait finds the mark and traps with a
+ *     message naming the block and the wave (or, had it arrived at the very phase of the
+ *     give-up, the giving-up warp traps): the run fails loudly, never with a silent wrong value
+ *     and never with a hang.
+ * After every completed barrier each lane reads the partner's word: a partner that did not
+ * take part (it exited, or was given up) is gone for good, and the warp goes on alone from
+ * then on (partner_gone), so a stale word is never compared with a later count.
+ * The mbarrier orders every arrival of a phase, so "the partner arrived" and "the partner was
+ * given up" cannot both hold unnoticed (wait_cold). Shared memory is not initialised at
+ * launch: warp 0 of a wave initialises the mbarrier at its first barrier in the block and
+ * publishes kArrivalReady by atomic exchange; warp 1 waits for that bit before it arrives
+ * (ready_wave, out of line). Collectives whose sources all lie in the caller's own warp
+ * (segments of <= 32 lanes) do not use the barrier at all, so a 16-lane reduction under
+ * `if (threadIdx.y == 0)` never waits.
+ *   An arrival word carries a tag of its block and launch (%gridid, the launch's number in the
+ *   context, and the linear block index) and a word with another tag reads as "no barrier
+ *   passed yet". Word layout: bits 63..42 %gridid mod 2^22, 41..10 the block index mod 2^32,
+ *   9 the ready bit (this warp uses the wave's mbarrier), 8 the absent bit (this warp goes on
+ *   alone: its partner exited or was given up), 7 the guarded bit (the kernel has the exit
+ *   guard, so this warp's exited mask is valid), 6 the given-up bit (set by warp 1 when warp 0
+ *   never initialised the barrier), 5..0 the count mod 64 (the two warps of a wave are never
+ *   more than one barrier apart; the mbarrier's phase is the count minus one).
+ *   History (docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): session 1 polled arrival
+ *   words with a Dekker fence (fence.sc.cta) on every arrival; session 2 made the arrival an
+ *   atomic exchange and added the exit guard; session 3 replaced the polling by the mbarrier
+ *   (collectives 25.6-29.2x -> 21.2-25.2x a native shuffle); session 4 cut the emulation's
+ *   own work around the barrier (one test of the own word on the fast path, everything else
+ *   out of line; the partner's word, its warp word and the source slot read in one round trip
+ *   after the wait instead of two; the buffer picked from two addresses kept in registers):
+ *   collectives 21.2-25.2x -> 15.6-19.1x. Moving the test of the partner's word from after the
+ *   wait to before the arrival (one 16-byte load of both words) was measured 17% slower: the
+ *   partner waits for everything a warp does before it arrives.
+ *   Named barriers after the handshake
+ *   were measured and not kept (slower, 12 more registers); a tagged-data protocol (each lane's
+ *   value stored with its collective's number, polled by the reader: no barrier at all) was
+ *   measured at 13.7x in isolation (bench/hip_on_cuda_protocols.cu) but needs block-unique
+ *   tags that 32 spare bits of a 64-bit slot cannot hold soundly (stale slots of earlier
+ *   blocks of the same kernel carry the same numbers).
  *
  * Contract (what ported code must satisfy here; violations are undefined: wrong values or a
  * trap with a message)
@@ -81,13 +108,13 @@
  *      wave's lockstep, is not emulated: the two warps are not in lockstep. Use __syncthreads,
  *      or __builtin_amdgcn_wave_barrier / __syncwarp, which map to the wave barrier here.
  *
- * Cost: 8.9 KiB of static shared memory per block in kernels that use a collective (two
- * buffers x 16 waves x 64 lanes x 4 bytes, plus the per-warp words), counted against the 48 KiB
- * static limit and the opt-in maximum of dynamic shared memory; 384 bytes (the arrival words
- * and exited masks) in every kernel with the exit guard. A collective costs one wave
- * barrier (two for a 64-bit value); a shuffle whose sources all lie in the caller's 32-lane
- * half (a segment of <= 32 lanes, a lane mask < 32) is CUDA's own warp shuffle and waits for
- * nobody.
+ * Cost: 9 KiB of static shared memory per block in kernels that use a collective (two
+ * buffers x 16 waves x 64 lanes x 4 bytes, plus the per-warp words and the 16 mbarriers),
+ * counted against the 48 KiB static limit and the opt-in maximum of dynamic shared memory;
+ * 512 bytes (the arrival words, exited masks and mbarriers) in every kernel with the exit
+ * guard. A collective costs one wave barrier (two for a 64-bit value); a shuffle whose
+ * sources all lie in the caller's 32-lane half (a segment of <= 32 lanes, a lane mask < 32) is
+ * CUDA's own warp shuffle and waits for nobody.
  */
 #pragma once
 
@@ -96,17 +123,6 @@
 /* How long a collective waits for the other warp of its wave before presuming it exited. */
 #ifndef PORTER_HOC_ABSENT_MS
 #define PORTER_HOC_ABSENT_MS 100
-#endif
-/* 1: the leader tests the answer of its arriving exchange after the spin instead of before it
- * (a measurement variant of bench/hip_on_cuda_guard_device.sh; 0, the default, keeps two
- * registers fewer across the spin). */
-/* Every how many spins (a power of two, <= 64) a waiting warp of a guarded kernel looks at its
- * partner's exited mask. */
-#ifndef PORTER_HOC_EXIT_CHECK_SPINS
-#define PORTER_HOC_EXIT_CHECK_SPINS 16u
-#endif
-#ifndef PORTER_HOC_LATE_GIVEN_UP_CHECK
-#define PORTER_HOC_LATE_GIVEN_UP_CHECK 0
 #endif
 
 namespace porter_hoc {
@@ -161,6 +177,7 @@ constexpr unsigned long long kArrivalCount = 0x3full;    // bits 5..0: barriers 
 constexpr unsigned long long kArrivalGivenUp = 0x40ull;  // bit 6: the partner went on without this warp
 constexpr unsigned long long kArrivalGuarded = 0x80ull;  // bit 7: the kernel has the exit guard
 constexpr unsigned long long kArrivalAbsent = 0x100ull;  // bit 8: "I go on without my partner" (final)
+constexpr unsigned long long kArrivalReady = 0x200ull;   // bit 9: this warp uses the wave's mbarrier
 constexpr unsigned long long kArrivalTag = ~0x3ffull;    // bits 63..10
 constexpr unsigned long long kAbsentNs = 1000000ull * PORTER_HOC_ABSENT_MS;
 
@@ -207,6 +224,11 @@ __device__ inline unsigned long long ld_relaxed64(unsigned addr) {
   asm volatile("ld.relaxed.cta.shared.u64 %0, [%1];" : "=l"(v) : "r"(addr) : "memory");
   return v;
 }
+__device__ inline unsigned ld_relaxed32(unsigned addr) {
+  unsigned v;
+  asm volatile("ld.relaxed.cta.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+  return v;
+}
 __device__ inline unsigned long long ld_acquire64(unsigned addr) {
   unsigned long long v;
   asm volatile("ld.acquire.cta.shared.u64 %0, [%1];" : "=l"(v) : "r"(addr) : "memory");
@@ -233,8 +255,10 @@ __device__ inline unsigned long long cas_acq_rel(unsigned addr, unsigned long lo
                : "=l"(old) : "r"(addr), "l"(expected), "l"(desired) : "memory");
   return old;
 }
-__device__ inline void or_release(unsigned addr, unsigned bits) {
-  asm volatile("red.release.cta.shared.or.b32 [%0], %1;" ::"r"(addr), "r"(bits) : "memory");
+__device__ inline unsigned or_acq_rel(unsigned addr, unsigned bits) {
+  unsigned old;
+  asm volatile("atom.acq_rel.cta.shared.or.b32 %0, [%1], %2;" : "=r"(old) : "r"(addr), "r"(bits) : "memory");
+  return old;
 }
 /* __syncwarp over `mask`; the constant full mask when the whole warp takes part. */
 __device__ inline void sync_lanes(unsigned mask) {
@@ -245,7 +269,7 @@ __device__ inline void sync_lanes(unsigned mask) {
 }
 
 /* The calling warp was given up by its partner (presumed exited), but is running: say so and stop. */
-__device__ __noinline__ inline void presumed_exited_but_alive(unsigned wave, unsigned half) {
+__device__ __noinline__ __attribute__((noreturn)) inline void presumed_exited_but_alive(unsigned wave, unsigned half) {
   printf("porter hip_on_cuda: block (%u,%u,%u) wave %u: lanes %u-%u reached a wave collective "
          "after lanes %u-%u had waited %u ms for them and gone on as if they had exited. Both "
          "halves of a wave must call the same collectives: a collective under a branch that "
@@ -256,143 +280,306 @@ __device__ __noinline__ inline void presumed_exited_but_alive(unsigned wave, uns
   __trap();
 }
 
-/* How many barriers a word says its warp has passed in this block and launch (0 for a word
- * of another block or launch: shared memory is not initialised). */
-__device__ inline unsigned long long count_of(unsigned long long w, unsigned long long tag) {
-  return (w & kArrivalTag) == tag ? (w & kArrivalCount) : 0ull;
-}
-/* Whether `count` has reached `target` (the two warps are at most one barrier apart). */
-__device__ inline bool reached(unsigned long long count, unsigned long long target) {
-  return ((count - target) & kArrivalCount) < (kArrivalCount + 1ull) / 2ull;
+/* Whether the partner's arrival word `theirs`, read after a barrier whose own word is `next`,
+ * says the partner took part in it: a word of this block and launch (tag) whose count is this
+ * barrier's (stored before it arrived) or the next one's (it passed this barrier and stored its
+ * next arrival before this warp looked). It cannot be further ahead: the next barrier waits for
+ * this warp. Exact, not "at least": a partner that exited stops counting, and a count mod 64
+ * that only had to be "reached" would read as reached again 33 barriers later (this warp stops
+ * comparing at the first barrier the partner misses: partner_gone). */
+__device__ inline bool at_barrier(unsigned long long theirs, unsigned long long next) {
+  return ((theirs ^ next) & kArrivalTag) == 0ull &&
+         ((static_cast<unsigned>(theirs) - static_cast<unsigned>(next)) & kArrivalCount) <= 1u;
 }
 
 /* Where the calling warp stands before its next barrier, read by every lane from its warp's
  * own arrival word (written only by the warp's leader, before the __syncwarp that ended the
- * warp's previous barrier). */
+ * warp's previous barrier). `next` is the word the leader stores before its next arrival:
+ * this block's tag, the flags (kArrivalGuarded, kArrivalReady, kArrivalAbsent, kArrivalGivenUp)
+ * and the count after that barrier; a word of another block or launch (shared memory is not
+ * initialised) reads as count 0 without flags. The count's parity is the buffer of the
+ * collective (WaveCall). Everything the barrier needs besides the warp's live lanes is in this
+ * one word, so the fast path tests one mask of it (arrive_and_wait). */
 struct Arrival {
-  unsigned long long tag;  // this block and launch
-  unsigned target;         // the warp's barrier count after the next barrier (mod 64), and
-                           // kArrivalGuarded when the kernel has the exit guard
-  bool alone;              // the partner exited or was given up: no more waiting for it
+  unsigned long long next;
 };
 
 __device__ inline Arrival arrival_begin(const WavePos& p) {
-  Arrival a;
-  a.tag = arrival_tag();
+  const unsigned long long tag = arrival_tag();
   const unsigned long long seen = ld_relaxed64(shared_addr(&arrivals()[p.wave][p.half]));
-  const bool ours = (seen & kArrivalTag) == a.tag;
-  const unsigned low = ours ? static_cast<unsigned>(seen) : 0u;
-  a.target = ((low + 1u) & kArrivalCount) | (low & kArrivalGuarded);
-  a.alone = ours && (seen & kArrivalAbsent);
-  return a;
+  const unsigned long long cur = ((seen ^ tag) & kArrivalTag) == 0ull ? seen : tag;
+  return {(cur & ~kArrivalCount) | ((cur + 1ull) & kArrivalCount)};
 }
 
-/* The lanes of the other warp of a two-warp wave that exist. */
-__device__ inline unsigned partner_lanes(const WavePos& p) {
-  const unsigned nthreads = blockDim.x * blockDim.y * blockDim.z;
-  const unsigned in_wave = min(kWaveLanes, nthreads - p.wave * kWaveLanes);
-  const unsigned in_warp = min(32u, in_wave - 32u * (p.half ^ 1u));
+/* The lanes of warp `half` of wave `wave` that exist (a block's size need not be a multiple
+ * of 64). */
+__device__ inline unsigned lanes_of(unsigned wave, unsigned half, unsigned nthreads) {
+  const unsigned in_wave = min(kWaveLanes, nthreads - wave * kWaveLanes);
+  const unsigned in_warp = in_wave > 32u * half ? min(32u, in_wave - 32u * half) : 0u;
   return in_warp == 32u ? 0xffffffffu : ((1u << in_warp) - 1u);
 }
+/* The lanes of the other warp of a two-warp wave that exist. */
+__device__ inline unsigned partner_lanes(const WavePos& p) {
+  return lanes_of(p.wave, p.half ^ 1u, blockDim.x * blockDim.y * blockDim.z);
+}
 
-/* Every live lane of the calling warp: publish the warp's arrival (its leader, after the
- * __syncwarp that orders every lane's writes before it), wait for the other warp's, and
- * reconverge. Returns whether the other warp took part.
- *
- * Every lane spins on the partner's word with acquire loads (no broadcast from the leader), so
- * a lane that sees the partner's arrival has acquired the partner's writes itself. The final
- * __syncwarp reconverges the warp: lanes leave the spin at different iterations, and the next
- * collective's __activemask() must see the whole warp again.
- *
- * The arrival is an atomic exchange of the leader's own word (release: it publishes the warp's
- * slots). The partner stops waiting in one of three ways:
- *   - it arrives (its count reaches ours);
- *   - in a kernel with the exit guard, all its lanes exit (its exited mask, written by
- *     KernelExit, covers every lane it has). A lane that sees the mask full re-reads the
- *     arrival word: each lane's exit releases its earlier writes, so an arrival made before
- *     the exit is seen then, and every lane of the waiting warp comes to the same answer. No
- *     clock is involved: an exited warp costs one look at a word;
- *   - neither within PORTER_HOC_ABSENT_MS (a kernel built without the guard, where an exit
- *     leaves no mark; or a half that is alive elsewhere): the leader gives the partner up by
- *     compare-and-swap of the *partner's* word (the value it last read, plus kArrivalGivenUp).
- *     The swap and the partner's arriving exchange are two atomic changes of one word, so one
- *     precedes the other: if the swap fails the partner arrived (or changed its word) and the
- *     leader looks again; if it succeeds, the partner's exchange returns the mark and the
- *     partner traps with a message instead of pairing. The leader then sets kArrivalAbsent in
- *     its own word, which its other lanes (and the partner, should it come) read.
- * So a decision can never be taken on both sides: no silently wrong value, no hang. */
-__device__ inline bool arrive_and_wait(const WavePos& p, unsigned live_mine, const Arrival& a) {
-  // 32-bit shared-window addresses: fewer registers across the spin than generic pointers.
-  const unsigned mine = shared_addr(&arrivals()[p.wave][p.half]);
-  const unsigned other = shared_addr(&arrivals()[p.wave][p.half ^ 1u]);
-  const bool leader = (p.lane % 32u) == static_cast<unsigned>(__ffs(live_mine) - 1);
-  const unsigned long long tag = a.tag;
-  const unsigned target = a.target & kArrivalCount;
-  sync_lanes(live_mine);  // every lane's writes before the leader's arrival
-  if (a.alone) {
-    if (leader) st_relaxed(mine, a.tag | kArrivalAbsent | a.target);
-    sync_lanes(live_mine);  // the new count before any lane's next arrival_begin
-    return false;
+/* The wave's hardware transaction barrier (PTX mbarrier, sm_80+), expecting 64 arrivals per
+ * phase, 32 from each warp (arrive_and_wait). Shared memory is not initialised: warp 0 of the
+ * wave initialises it at its first barrier in a block (ready_wave below) and says so with
+ * kArrivalReady in its arrival word; warp 1 uses it only after it has seen that bit. */
+__device__ inline unsigned long long (&wave_mbarriers())[kMaxWaves] {
+  __shared__ unsigned long long words[kMaxWaves];
+  return words;
+}
+/* `count` arrivals (release); returns the token of the phase they went to. */
+__device__ inline unsigned long long mbar_arrive(unsigned addr, unsigned count) {
+  unsigned long long state;
+  asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 %0, [%1], %2;" : "=l"(state) : "r"(addr), "r"(count) : "memory");
+  return state;
+}
+/* Whether the phase of the token has completed (try_wait may suspend the thread for a while,
+ * until the phase completes or a time limit of the hardware ends). */
+__device__ inline bool mbar_try_wait(unsigned addr, unsigned long long state) {
+  unsigned done;
+  asm volatile(
+      "{ .reg .pred p; mbarrier.try_wait.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+      : "=r"(done) : "r"(addr), "l"(state) : "memory");
+  return done != 0u;
+}
+/* Whether the phase of the given parity has completed, without suspending the thread. */
+__device__ inline bool mbar_test_wait_parity(unsigned addr, unsigned parity) {
+  unsigned done;
+  asm volatile(
+      "{ .reg .pred p; mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+      : "=r"(done) : "r"(addr), "r"(parity) : "memory");
+  return done != 0u;
+}
+
+/* The first barrier of a warp in this block (its word has no kArrivalReady): out of line, run
+ * once per warp. Warp 0 of the wave initialises the wave's mbarrier and publishes
+ * kArrivalReady by atomic exchange (release: the initialisation before the bit), so it also
+ * learns whether warp 1 gave it up already; warp 1 waits for that bit (acquire), with the
+ * exited mask and the bounded wait as in the steady state, and then sets its own.
+ * Returns the warp's arrival word's new low bits: kArrivalReady set, or kArrivalAbsent when it
+ * goes on alone. Called by the leader only. */
+__device__ __noinline__ inline unsigned ready_wave(unsigned wave, unsigned half, unsigned target, unsigned long long tag) {
+  const unsigned mine = shared_addr(&arrivals()[wave][half]);
+  const unsigned other = shared_addr(&arrivals()[wave][half ^ 1u]);
+  const unsigned nthreads = blockDim.x * blockDim.y * blockDim.z;
+  if (half == 0u) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_addr(&wave_mbarriers()[wave])), "r"(kWaveLanes)
+                 : "memory");
+    const unsigned long long old = exch_release(mine, tag | (target & kArrivalGuarded) | kArrivalReady |
+                                                          ((target - 1u) & kArrivalCount));
+    if ((old & kArrivalTag) == tag && (old & kArrivalGivenUp)) presumed_exited_but_alive(wave, half);
+    return kArrivalReady;
   }
-#if PORTER_HOC_LATE_GIVEN_UP_CHECK
-  // (measurement variant: the exchange's answer is tested after the spin, hiding its latency,
-  // at the price of two registers across the spin)
-  unsigned long long old = 0;
-  if (leader) old = exch_release(mine, a.tag | a.target);
-#else
-  if (leader) {
-    const unsigned long long old = exch_release(mine, a.tag | a.target);
-    // Given up by the partner (presumed exited) before this warp arrived.
-    if ((old & kArrivalTag) == tag && (old & kArrivalGivenUp)) presumed_exited_but_alive(p.wave, p.half);
-  }
-#endif
-  bool partner = true;
-  unsigned start = 0;  // %globaltimer in units of 1024 ns, mod 2^32 (73 minutes): one register
-  unsigned sleep_ns = 0;
+  unsigned long long start = 0;
   for (unsigned spins = 0;; ++spins) {
     const unsigned long long w = ld_acquire64(other);
     const bool ours = (w & kArrivalTag) == tag;
-    if (ours && (w & kArrivalAbsent)) presumed_exited_but_alive(p.wave, p.half);  // it went on alone
-    if (ours && reached(w & kArrivalCount, target)) break;
-    if ((spins & (PORTER_HOC_EXIT_CHECK_SPINS - 1u)) != PORTER_HOC_EXIT_CHECK_SPINS - 1u) continue;
-    if (ours && (w & kArrivalGuarded)) {  // a guarded kernel: has the partner exited?
-      const unsigned lanes = partner_lanes(p);
-      if ((ld_acquire32(shared_addr(&exits()[p.wave][p.half ^ 1u])) & lanes) == lanes) {
-        if (reached(ld_acquire64(other) & kArrivalCount, target)) break;  // it arrived, then exited
-        if (leader) st_relaxed(mine, a.tag | kArrivalAbsent | a.target);
-        partner = false;
-        break;
+    if (ours && (w & kArrivalAbsent)) presumed_exited_but_alive(wave, half);  // it went on alone
+    if (ours && (w & kArrivalReady)) {
+      st_relaxed(mine, tag | (target & kArrivalGuarded) | kArrivalReady | ((target - 1u) & kArrivalCount));
+      return kArrivalReady;
+    }
+    if (ours && (w & kArrivalGuarded)) {  // a guarded kernel: has warp 0 exited?
+      const unsigned lanes = lanes_of(wave, 0u, nthreads);
+      if ((ld_acquire32(shared_addr(&exits()[wave][0])) & lanes) == lanes) {
+        // It cannot publish kArrivalReady any more (its lanes exited); a last look for one it
+        // published before.
+        if (ld_acquire64(other) & kArrivalReady) continue;
+        return kArrivalAbsent;
       }
     }
     if ((spins & 63u) != 63u) continue;
-    if (!leader) {
-      const unsigned long long own = ld_relaxed64(mine);
-      if ((own & kArrivalTag) == tag && (own & kArrivalAbsent)) {  // the leader gave up
-        partner = false;
-        break;
-      }
-    } else {
-      const unsigned now = static_cast<unsigned>(globaltimer_ns() >> 10) | 1u;  // never 0
-      if (start == 0 || now - start > 0x80000000u) start = now;  // first look (or the timer went back)
-      if (now - start > static_cast<unsigned>(kAbsentNs >> 10)) {
-        // Give the partner up in its own word, as a word of this block (a word of another
-        // block reads as count 0), unless it changed since it was read.
-        if (cas_acq_rel(other, w, (ours ? w : tag) | kArrivalGivenUp) == w) {
-          st_relaxed(mine, a.tag | kArrivalAbsent | a.target);
-          partner = false;
-          break;
-        }
-        start = 0;  // it changed: look again
-      }
+    const unsigned long long now = globaltimer_ns();
+    if (start == 0) start = now;
+    if (now - start > kAbsentNs) {
+      // Give warp 0 up in its own word (it has not initialised the barrier, so the barrier
+      // cannot decide): its exchange at kArrivalReady returns the mark and it traps.
+      if (cas_acq_rel(other, w, (ours ? w : tag) | kArrivalGivenUp) == w) return kArrivalAbsent;
+      start = 0;
     }
-    if (sleep_ns) __nanosleep(sleep_ns);
-    sleep_ns = sleep_ns == 0 ? 32 : (sleep_ns < 1024 ? sleep_ns * 2 : sleep_ns);
+    __nanosleep(256);
   }
-#if PORTER_HOC_LATE_GIVEN_UP_CHECK
-  if (leader && (old & kArrivalTag) == tag && (old & kArrivalGivenUp)) presumed_exited_but_alive(p.wave, p.half);
-#endif
-  sync_lanes(live_mine);  // reconverge; the leader's word before the next call
-  return partner;
+}
+
+/* The thread's linear index and the block's size, read anew (volatile): what the guard
+ * computes must not be shared with, and kept in registers for, the kernel's body. */
+__device__ inline unsigned fresh_thread_index(unsigned* nthreads) {
+  unsigned tx, ty, tz, nx, ny, nz;
+  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tx));
+  asm volatile("mov.u32 %0, %%tid.y;" : "=r"(ty));
+  asm volatile("mov.u32 %0, %%tid.z;" : "=r"(tz));
+  asm volatile("mov.u32 %0, %%ntid.x;" : "=r"(nx));
+  asm volatile("mov.u32 %0, %%ntid.y;" : "=r"(ny));
+  asm volatile("mov.u32 %0, %%ntid.z;" : "=r"(nz));
+  if (nthreads) *nthreads = nx * ny * nz;
+  return tx + nx * (ty + ny * tz);
+}
+
+/* The cold part of a wait at the wave's mbarrier, run by the leader at its 3rd, 11th, 19th ...
+ * unsuccessful try_wait: the partner went on alone (this warp was given up: trap), the partner
+ * exited (a guarded kernel whose partner's lanes all exited before it used the barrier; a warp
+ * that exits after using it drops its arrivals, see KernelExit, and the phase completes by
+ * itself), or PORTER_HOC_ABSENT_MS passed (a kernel without the guard, or a partner that is
+ * alive elsewhere). `next`: this warp's word at this barrier (arrival_begin); `start`: the
+ * first look at %globaltimer in units of 1024 ns (0 before it). Returns the new `start`.
+ *
+ * Going on alone is always: kArrivalAbsent into this warp's own word, then arrivals in the
+ * partner's place (release) until the phase completes - so every lane of this warp, waiting on
+ * its token, goes on; it finds the partner's word short of this barrier (at_barrier) and stops
+ * using the barrier (partner_gone). The mbarrier orders the arrivals of a phase: if the
+ * partner's came first, the phase was complete and a stand-in belongs to the next phase; if
+ * the stand-ins came first, the partner's (if they ever come) belong to the next phase, which
+ * this warp never completes: the partner's leader finds kArrivalAbsent here in its own
+ * wait_cold and traps. For the timer, which may fire while a slow partner is arriving, the
+ * leader then looks at the partner's word (acquire, after the phase completed): a word at this
+ * barrier means the partner arrived at this very phase - the two warps would disagree, so it
+ * stops loudly. A warp that goes on alone never uses the barrier again.
+ *
+ * How many stand-ins: a partner whose lanes have all exited (the exited mask) can only arrive
+ * once more, all 32 at once (its last lane's arrive_drop), so 32 stand-ins at once are safe -
+ * whichever of the two comes first completes the phase, the other falls into the next one. A
+ * partner presumed gone by the timer may be alive and arriving lane by lane, and 32 stand-ins
+ * landing between its lanes' arrivals would over-fill the phase (more arrivals than it has
+ * pending: an undefined mbarrier state). So after the timer the stand-ins go one at a time,
+ * each only after a test_wait found the phase still incomplete: at most one of them (the one
+ * racing the partner's last lane) falls into the next phase, which is never completed. (Left
+ * open: a partner alive elsewhere in a guarded kernel whose last lane exits, dropping 32 at
+ * once, within the few hundred nanoseconds of these single stand-ins after a 100 ms wait.) */
+__device__ __noinline__ inline unsigned wait_cold(unsigned wave, unsigned half, unsigned long long next, unsigned start) {
+  const unsigned mine = shared_addr(&arrivals()[wave][half]);
+  const unsigned other = shared_addr(&arrivals()[wave][half ^ 1u]);
+  const unsigned bar = shared_addr(&wave_mbarriers()[wave]);
+  const unsigned long long w = ld_acquire64(other);
+  const bool ours = ((w ^ next) & kArrivalTag) == 0ull;
+  if (ours && (w & kArrivalAbsent)) presumed_exited_but_alive(wave, half);  // it went on alone
+  bool timed_out = true;
+  if (ours && (w & kArrivalGuarded)) {  // a guarded kernel: have all the partner's lanes exited?
+    const unsigned lanes = lanes_of(wave, half ^ 1u, blockDim.x * blockDim.y * blockDim.z);
+    timed_out = (ld_acquire32(shared_addr(&exits()[wave][half ^ 1u])) & lanes) != lanes;
+  }
+  if (timed_out) {  // alive (or a kernel without the guard): the bounded wait
+    const unsigned now = static_cast<unsigned>(globaltimer_ns() >> 10) | 1u;  // never 0
+    if (start == 0 || now - start > 0x80000000u) return now;  // first look (or the timer went back)
+    if (now - start <= static_cast<unsigned>(kAbsentNs >> 10)) return start;
+  }
+  st_relaxed(mine, next | kArrivalAbsent);
+  if (!timed_out) {
+    (void)mbar_arrive(bar, 32u);
+    return start;
+  }
+  const unsigned parity = (static_cast<unsigned>(next) - 1u) & 1u;  // this barrier's phase: count - 1
+  while (!mbar_test_wait_parity(bar, parity)) (void)mbar_arrive(bar, 1u);
+  if (at_barrier(ld_acquire64(other), next)) presumed_exited_but_alive(wave, half ^ 1u);
+  return start;
+}
+
+/* A barrier that is not the fast case: the warp's first in this block (no kArrivalReady), or a
+ * warp that goes on alone (kArrivalAbsent). Out of line, called by every live lane of the warp
+ * with its `next` word. The first barrier: the leader initialises the wave's mbarrier or waits
+ * for warp 0 to (ready_wave), and the warp learns the outcome by a shuffle. Going on alone: the
+ * leader stores the word with the count advanced. Returns `next` with kArrivalReady (use the
+ * barrier) or kArrivalAbsent (the warp has gone on alone: no wait). */
+__device__ __noinline__ inline unsigned long long barrier_setup(unsigned wave, unsigned half, unsigned live,
+                                                                bool leader, unsigned long long next) {
+  if (!(next & kArrivalAbsent)) {
+    sync_lanes(live);
+    unsigned r = 0u;
+    if (leader) r = ready_wave(wave, half, static_cast<unsigned>(next), next & kArrivalTag);
+    next |= porter_hoc_cuda_shfl_sync(live, r, __ffs(live) - 1, 32);
+  }
+  if (next & kArrivalAbsent) {
+    sync_lanes(live);  // every lane's writes before any lane's reads
+    if (leader) st_relaxed(shared_addr(&arrivals()[wave][half]), next);
+    sync_lanes(live);  // the new count before any lane's next arrival_begin
+  }
+  return next;
+}
+
+/* Every live lane of the calling warp: publish the warp's arrival, wait for the other warp's,
+ * and reconverge. Returns false when the warp goes on alone (its partner exited or was given
+ * up earlier: no wait); `next` (arrival_begin's) gains kArrivalReady at the warp's first
+ * barrier. Whether the partner took part is took_part's question, asked after the caller has
+ * loaded the partner's word together with its data (WaveCall::exchange: one round trip).
+ *
+ * The fast case is one test of `next` (kArrivalReady set, kArrivalAbsent clear: everything
+ * else is out of line in barrier_setup), the leader's store of `next` into the warp's word, one
+ * arrival per lane, the token wait, __syncwarp. The wave's mbarrier expects 64 arrivals per
+ * phase, 32 from each warp: every live lane arrives once (release: its own shared-memory
+ * writes - slot, warp word - are published by its own arrival, so no __syncwarp is needed
+ * before it) and the warp's leader arrives once more for each lane of its warp that is not
+ * live (inactive, exited, or beyond the end of the block), after it has stored the warp's
+ * arrival word. Each lane then waits on the token of its own arrival (try_wait, acquire: when
+ * the phase completes, every write published by any of its 64 arrivals is visible to the
+ * lane). Measured alternatives (session 3, bench/hip_on_cuda_protocols.cu and the variants in
+ * the evidence): one arrival per warp by its leader after a __syncwarp, every lane waiting on
+ * the phase's parity: the same speed; the leader alone waiting while its warp sits at
+ * __syncwarp: ~240 ns per barrier against ~52 ns; test_wait (no suspension) instead of
+ * try_wait: 1.5-2x slower; without the closing __syncwarp 7% faster, but the warp's
+ * reconvergence before the next __activemask would rest on the compiler's convergence regions
+ * alone.
+ *
+ * The wait ends when the phase completes: the partner arrived; or it exited after using the
+ * barrier (its last lane drops its arrivals, KernelExit); or this warp's leader went on alone
+ * in wait_cold and arrived in the partner's place.
+ *
+ * Buffer reuse (WaveCall): a lane passes barrier k only after every lane of the wave arrived at
+ * k, which each did after its own reads of collective k-1; so collective k+1 may overwrite
+ * k-1's buffer. */
+__device__ inline bool barrier_wait(const WavePos& p, unsigned live_mine, unsigned long long& next) {
+  const bool leader = (p.lane % 32u) == static_cast<unsigned>(__ffs(live_mine) - 1);
+  if ((static_cast<unsigned>(next) & static_cast<unsigned>(kArrivalReady | kArrivalAbsent)) != kArrivalReady) {
+    next = barrier_setup(p.wave, p.half, live_mine, leader, next);
+    if (next & kArrivalAbsent) return false;
+  }
+  const unsigned bar = shared_addr(&wave_mbarriers()[p.wave]);
+  if (leader) st_relaxed(shared_addr(&arrivals()[p.wave][p.half]), next);
+  // 32 arrivals per warp: one per live lane, the leader's standing in for the inactive lanes.
+  const unsigned long long state = mbar_arrive(bar, leader ? 33u - __popc(live_mine) : 1u);
+  unsigned start = 0;
+  for (unsigned tries = 1; !mbar_try_wait(bar, state); ++tries)
+    if (leader && (tries & 7u) == 3u) start = wait_cold(p.wave, p.half, next, start);
+  sync_lanes(live_mine);  // reconverge
+  return true;
+}
+
+/* The partner did not take part in a completed barrier: it exited (its last lane dropped its
+ * arrivals), or this warp's leader gave it up (wait_cold). Either way it never arrives again,
+ * so from now on this warp goes on alone (kArrivalAbsent in its word, no more waits): its
+ * partner's stale word must not be compared again. A partner's word of this block with
+ * kArrivalAbsent means the partner gave this warp up while it was alive: trap. Out of line,
+ * every live lane; it reads both words again (neither changes any more, but for the absent
+ * mark, which stays) rather than take them as arguments, so the fast path's call site keeps
+ * few registers live (the MFMA emulation runs at the 64-register cap). */
+__device__ __noinline__ inline void partner_gone(unsigned live) {
+  unsigned n;
+  const unsigned t = fresh_thread_index(&n);
+  const unsigned wave = t / kWaveLanes, half = (t / 32u) & 1u;
+  const unsigned mine = shared_addr(&arrivals()[wave][half]);
+  const unsigned long long own = ld_relaxed64(mine), theirs = ld_acquire64(shared_addr(&arrivals()[wave][half ^ 1u]));
+  if (((theirs ^ own) & kArrivalTag) == 0ull && (theirs & kArrivalAbsent)) presumed_exited_but_alive(wave, half);
+  sync_lanes(live);  // every lane's read of the own word before the leader's store
+  if (t % 32u == static_cast<unsigned>(__ffs(live) - 1)) st_relaxed(mine, own | kArrivalAbsent);
+  sync_lanes(live);  // the word before any lane's next arrival_begin
+}
+
+/* After barrier_wait: whether the partner took part, from its arrival word `theirs` (loaded
+ * after the closing __syncwarp). */
+__device__ inline bool took_part(unsigned live_mine, unsigned long long next, unsigned long long theirs) {
+  if (at_barrier(theirs, next) && !(theirs & kArrivalAbsent)) return true;
+  partner_gone(live_mine);
+  return false;
+}
+
+/* The barrier and its outcome: whether the other warp took part (a warp that exited, or was
+ * given up, did not). */
+__device__ inline bool arrive_and_wait(const WavePos& p, unsigned live_mine, const Arrival& a) {
+  unsigned long long next = a.next;
+  if (!barrier_wait(p, live_mine, next)) return false;
+  return took_part(live_mine, next, ld_relaxed64(shared_addr(&arrivals()[p.wave][p.half ^ 1u])));
 }
 
 /* Synchronise the (one or two) warps of the caller's wave and order their shared-memory
@@ -414,20 +601,6 @@ __device__ inline bool wave_barrier(const WavePos& p, unsigned live_mine) {
  * order, released), the destructor sets the lane's bit in the mask (released). Every lane of a
  * block runs the constructor, at the kernel's first statement, where its warp is converged.
  * Kernels without it (compiled by plain nvcc) fall back on the bounded wait. */
-/* The thread's linear index and the block's size, read anew (volatile): what the guard
- * computes must not be shared with, and kept in registers for, the kernel's body. */
-__device__ inline unsigned fresh_thread_index(unsigned* nthreads) {
-  unsigned tx, ty, tz, nx, ny, nz;
-  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tx));
-  asm volatile("mov.u32 %0, %%tid.y;" : "=r"(ty));
-  asm volatile("mov.u32 %0, %%tid.z;" : "=r"(tz));
-  asm volatile("mov.u32 %0, %%ntid.x;" : "=r"(nx));
-  asm volatile("mov.u32 %0, %%ntid.y;" : "=r"(ny));
-  asm volatile("mov.u32 %0, %%ntid.z;" : "=r"(nz));
-  if (nthreads) *nthreads = nx * ny * nz;
-  return tx + nx * (ty + ny * tz);
-}
-
 struct KernelExit {
   __device__ KernelExit() {
     unsigned n;
@@ -445,9 +618,24 @@ struct KernelExit {
     const unsigned in_warp = min(32u, n - (t & ~31u));
     sync_lanes(in_warp == 32u ? 0xffffffffu : (1u << in_warp) - 1u);  // the cleared mask before any exit
   }
+  /* The lane's exit: its bit in the warp's exited mask (acquire-release: the last lane to exit
+   * sees what the others wrote before their exits, the warp's arrival word included). The
+   * last lane of a warp that uses the wave's mbarrier drops the warp's 32 arrivals from it
+   * (mbarrier.arrive_drop: arrivals for the phase in progress, and 32 fewer expected in every
+   * later phase), so a partner waiting there, now or later, goes on at once without any
+   * clock. The phase in progress then has at most the partner's 32 arrivals: it passed every
+   * earlier phase before its lanes exited. */
   __device__ ~KernelExit() {
-    const unsigned t = fresh_thread_index(nullptr);
-    or_release(shared_addr(&exits()[(t / kWaveLanes) % kMaxWaves][(t / 32u) & 1u]), 1u << (t % 32u));
+    unsigned n;
+    const unsigned t = fresh_thread_index(&n);
+    const unsigned wave = (t / kWaveLanes) % kMaxWaves, half = (t / 32u) & 1u, bit = 1u << (t % 32u);
+    const unsigned old = or_acq_rel(shared_addr(&exits()[wave][half]), bit);
+    const unsigned lanes = lanes_of(wave, half, n);
+    if ((old & lanes) == lanes || ((old | bit) & lanes) != lanes) return;  // not the last lane
+    const unsigned long long w = ld_relaxed64(shared_addr(&arrivals()[wave][half]));
+    if ((w & kArrivalTag) == arrival_tag() && (w & kArrivalReady) && !(w & kArrivalAbsent))
+      asm volatile("mbarrier.arrive_drop.release.cta.shared::cta.b64 _, [%0], %1;"
+                   ::"r"(shared_addr(&wave_mbarriers()[wave])), "r"(32u) : "memory");
   }
   KernelExit(const KernelExit&) = delete;
   KernelExit& operator=(const KernelExit&) = delete;
@@ -478,29 +666,58 @@ class WaveCall {
   __device__ unsigned live_mine() const { return live_mine_; }
 
   /* Publishes this lane's 32-bit value and this warp's 32-bit word (the same value in every
-   * lane of the warp), then waits for the whole wave. Shared-memory round trips: the warp's
-   * own arrival word (the buffer's parity), the stores of slot and warp word, the arrival
-   * exchange, the spin on the partner's word, then one load of both warp words and (value_of)
-   * one of the slot. */
-  __device__ void publish(unsigned value, unsigned warp_word = 0) {
+   * lane of the warp), then waits for the whole wave. */
+  __device__ void publish(unsigned value, unsigned warp_word = 0) { (void)exchange(value, p_.lane, warp_word); }
+
+  /* publish(), and the value lane `src` (taken mod 64) published: 0 for an inactive lane.
+   * Shared-memory round trips between two collectives: the warp's own arrival word (the
+   * buffer's parity; arrival_begin), the stores of slot and warp word and the leader's store
+   * of its arrival word, the arrivals and the wait (barrier_wait), then ONE round trip for
+   * everything read after it - the partner's arrival word (did it take part?), its warp word
+   * and the source slot are all loaded before any of them is tested, and the caller's own
+   * warp word comes from registers. A slot of a lane that did not take part may be stale; it
+   * is loaded anyway and masked by the live lanes. */
+  __device__ unsigned exchange(unsigned value, unsigned src, unsigned warp_word = 0) {
     WaveScratch& s = scratch();
-    // The buffer of this call's barrier: the parity of the warp's barrier count after it. A
-    // one-warp wave always uses 0 (it has no partner, and __syncwarp orders its own accesses).
-    Arrival a = {0ull, 0u, false};
-    if (p_.nwarps == 2) a = arrival_begin(p_);
-    buf_ = p_.nwarps == 1 ? 0u : static_cast<unsigned>(a.target & 1ull);
-    s.slot[buf_][p_.wave][p_.lane] = value;
-    // Every lane stores the same word (one store instruction, no leader branch).
-    s.warp[buf_][p_.wave][p_.half] = live_mine_ | (static_cast<unsigned long long>(warp_word) << 32);
+    src %= kWaveLanes;
+    const unsigned long long mine = live_mine_ | (static_cast<unsigned long long>(warp_word) << 32);
+    unsigned long long theirs = 0ull;
+    unsigned v;
+    partner_ = false;
     if (p_.nwarps == 1) {
+      // A one-warp wave always uses buffer 0: it has no partner, and __syncwarp orders its own
+      // accesses.
+      buf_ = 0u;
+      s.slot[0][p_.wave][p_.lane] = value;
       sync_lanes(live_mine_);
-      partner_ = false;
+      v = s.slot[0][p_.wave][src];
     } else {
-      partner_ = arrive_and_wait(p_, live_mine_, a);
+      unsigned long long next = arrival_begin(p_).next;
+      buf_ = static_cast<unsigned>(next) & 1u;
+      // The two buffers' addresses are the same every call (kept in registers across a loop);
+      // the parity only selects one, so the stores wait for the arrival word's load and one
+      // select, not for an address computation.
+      unsigned* const slot = buf_ ? &s.slot[1][p_.wave][p_.lane] : &s.slot[0][p_.wave][p_.lane];
+      unsigned long long* const words = buf_ ? &s.warp[1][p_.wave][0] : &s.warp[0][p_.wave][0];
+      *slot = value;
+      // Every lane stores the same word (one store instruction, no leader branch).
+      words[p_.half] = mine;
+      if (barrier_wait(p_, live_mine_, next)) {
+        // Loaded in this order, before any test (volatile: not sunk into the branch that uses
+        // them), so the three loads share one round trip.
+        const unsigned long long word = ld_relaxed64(shared_addr(&arrivals()[p_.wave][p_.half ^ 1u]));
+        const unsigned long long w = ld_relaxed64(shared_addr(&words[p_.half ^ 1u]));
+        v = ld_relaxed32(shared_addr(&s.slot[buf_][p_.wave][src]));
+        partner_ = took_part(live_mine_, next, word);
+        theirs = partner_ ? w : 0ull;
+      } else {
+        v = s.slot[buf_][p_.wave][src];
+      }
     }
-    const unsigned long long w0 = half_word(s.warp[buf_], 0), w1 = half_word(s.warp[buf_], 1);
+    const unsigned long long w0 = p_.half ? theirs : mine, w1 = p_.half ? mine : theirs;
     live64_ = (w0 & 0xffffffffull) | (w1 << 32);
     words64_ = (w0 >> 32) | (w1 & ~0xffffffffull);
+    return ((live64_ >> src) & 1ull) ? v : 0u;
   }
 
   /* After publish(): live lanes of the wave (bit i = lane i). */
@@ -519,11 +736,6 @@ class WaveCall {
   __device__ void finish() {}
 
  private:
-  /* A half's warp word: this warp's own, the partner's when it took part, else 0 (absent, or
-   * no second half in a one-warp wave). */
-  __device__ unsigned long long half_word(const unsigned long long (&arr)[kMaxWaves][2], unsigned h) const {
-    return h == p_.half || partner_ ? arr[p_.wave][h] : 0ull;
-  }
   WavePos p_;
   unsigned live_mine_;
   unsigned buf_ = 0;
@@ -557,10 +769,7 @@ __device__ inline unsigned lane_id() {
 /* One 32-bit word of lane `src`; 0 when `src` is inactive. */
 __device__ inline unsigned read_word(unsigned word, unsigned src) {
   WaveCall c;
-  c.publish(word);
-  const unsigned r = c.value_of(src);
-  c.finish();
-  return r;
+  return c.exchange(word, src);
 }
 
 template <class T>
