@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import cache
+from functools import lru_cache
 
 from tree_sitter import Node
 
@@ -270,7 +270,7 @@ def _enclosing_function(unit: SourceFile, node: Node) -> Node | None:
     return found if at is not None else patterns.enclosing(node, "function_definition")
 
 
-@cache
+@lru_cache(maxsize=1024)  # the names shuffled values have (a project shuffles a few)
 def _declaration(name: str) -> re.Pattern[bytes]:
     """A declaration of `name`: group 1 its type, group 2 the name."""
     return re.compile(rb"(?<![\w.>])(?:const\s+)?(?:struct\s+)?([A-Za-z_]\w*)\s*(?:&\s*|\s)\s*("
