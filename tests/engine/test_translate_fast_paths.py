@@ -300,3 +300,17 @@ def test_project_names_are_those_of_the_line_anchored_and_unguarded_patterns():
             [m.group(1) for m in macro.finditer(data)]
     assert {"Pair", "Alias", "E", "SPACED", "U"} <= symbols.defined_names(texts[-1])
     assert "NOT_FIRST" not in symbols.defined_names(texts[-1])
+
+
+def test_hip014_skips_a_file_only_where_no_aggregate_can_be_shuffled():
+    from porter.agents.translator.rules import hip014_shuffle_aggregates as hip014
+
+    assert all(hip014._VECTOR_END.search(name.encode()) for name in hip014.VECTORS)
+    rule = load()["HIP014"]
+    scalar = b"__global__ void k(float* o) { float v = o[0]; v += __shfl_down_sync(0xffffffff, v, 1); o[0] = v; }\n"
+    vector = scalar.replace(b"float v", b"float4 v").replace(b"v += ", b"v = ")
+    aggregate = b"struct P { int a, b; };\n" + scalar.replace(b"float v", b"P v").replace(b"v += ", b"v = ")
+    assert hip014._VECTOR_END.search(scalar) is None
+    hits = {name: list(rule.func(SourceFile("k.cu", data, "cuda"), RuleContext()))
+            for name, data in (("scalar", scalar), ("vector", vector), ("aggregate", aggregate))}
+    assert not hits["scalar"] and len(hits["vector"]) == 1 and len(hits["aggregate"]) == 1
