@@ -268,6 +268,21 @@ __device__ inline void sync_lanes(unsigned mask) {
     porter_hoc_cuda_syncwarp(mask);
 }
 
+/* CUDA's ballot over `mask` (the live lanes of the calling warp), with the constant full mask
+ * when the whole warp takes part. A vote.sync whose mask is in a register makes ptxas check the
+ * mask against the converged lanes first (REDUX.OR, R2UR and a divergence branch before the
+ * VOTE, sm_90 SASS): ~30 clocks that a ballot paid before its arrival - on the partner's
+ * critical path too - which made the ballot 20% slower than a shuffle (session 4). */
+__device__ inline unsigned warp_ballot(unsigned mask, int predicate) {
+  return mask == 0xffffffffu ? porter_hoc_cuda_ballot_sync(0xffffffffu, predicate)
+                             : porter_hoc_cuda_ballot_sync(mask, predicate);
+}
+/* The same for "the predicate holds on every lane of `mask`". */
+__device__ inline bool warp_all(unsigned mask, bool predicate) {
+  return mask == 0xffffffffu ? porter_hoc_cuda_all_sync(0xffffffffu, predicate)
+                             : porter_hoc_cuda_all_sync(mask, predicate);
+}
+
 /* The calling warp was given up by its partner (presumed exited), but is running: say so and stop. */
 __device__ __noinline__ __attribute__((noreturn)) inline void presumed_exited_but_alive(unsigned wave, unsigned half) {
   printf("porter hip_on_cuda: block (%u,%u,%u) wave %u: lanes %u-%u reached a wave collective "
@@ -540,9 +555,8 @@ __device__ inline bool barrier_wait(const WavePos& p, unsigned live_mine, unsign
   // 32 arrivals per warp: one per live lane, the leader's standing in for the inactive lanes.
   const unsigned long long state = mbar_arrive(bar, leader ? 33u - __popc(live_mine) : 1u);
   unsigned start = 0;
-  for (unsigned tries = 1; !mbar_try_wait(bar, state); ++tries)
+  for (unsigned tries = 1; !warp_all(live_mine, mbar_try_wait(bar, state)); ++tries)
     if (leader && (tries & 7u) == 3u) start = wait_cold(p.wave, p.half, next, start);
-  sync_lanes(live_mine);  // reconverge
   return true;
 }
 
@@ -849,7 +863,7 @@ __device__ inline T shfl_xor(T var, int lane_mask, int width = PORTER_HOC_WAVE_S
 /* 64-bit ballot: bit i set when lane i is active and its predicate is non-zero. */
 __device__ inline unsigned long long ballot(int predicate) {
   WaveCall c;
-  const unsigned mine = porter_hoc_cuda_ballot_sync(c.live_mine(), predicate);
+  const unsigned mine = warp_ballot(c.live_mine(), predicate);
   c.publish(0u, mine);
   const unsigned long long r = c.words() & c.live();
   c.finish();
@@ -869,7 +883,7 @@ __device__ inline int any(int predicate) { return ballot(predicate) != 0ull; }
 /* True when the predicate holds on every active lane. */
 __device__ inline int all(int predicate) {
   WaveCall c;
-  const unsigned mine = porter_hoc_cuda_ballot_sync(c.live_mine(), predicate);
+  const unsigned mine = warp_ballot(c.live_mine(), predicate);
   c.publish(0u, mine);
   const int r = (c.words() & c.live()) == c.live();
   c.finish();
@@ -930,7 +944,7 @@ template <class MaskT>
 __device__ inline int all_sync(MaskT mask, int predicate) {
   check_mask<MaskT>();
   WaveCall c;
-  const unsigned mine = porter_hoc_cuda_ballot_sync(c.live_mine(), predicate);
+  const unsigned mine = warp_ballot(c.live_mine(), predicate);
   c.publish(0u, mine);
   const unsigned long long named = c.live() & static_cast<unsigned long long>(mask);
   const int r = (c.words() & named) == named;
