@@ -319,11 +319,16 @@ struct Arrival {
   unsigned long long next;
 };
 
+/* `word` with its count advanced by one (mod 64), tag and flags kept. */
+__device__ inline unsigned long long count_bumped(unsigned long long word) {
+  return (word & ~kArrivalCount) | ((word + 1ull) & kArrivalCount);
+}
+
 __device__ inline Arrival arrival_begin(const WavePos& p) {
   const unsigned long long tag = arrival_tag();
   const unsigned long long seen = ld_relaxed64(shared_addr(&arrivals()[p.wave][p.half]));
-  const unsigned long long cur = ((seen ^ tag) & kArrivalTag) == 0ull ? seen : tag;
-  return {(cur & ~kArrivalCount) | ((cur + 1ull) & kArrivalCount)};
+  if (((seen ^ tag) & (kArrivalTag | kArrivalReady | kArrivalAbsent)) == kArrivalReady) return {count_bumped(seen)};
+  return {count_bumped(((seen ^ tag) & kArrivalTag) == 0ull ? seen : tag)};
 }
 
 /* The lanes of warp `half` of wave `wave` that exist (a block's size need not be a multiple
@@ -359,6 +364,14 @@ __device__ inline bool mbar_try_wait(unsigned addr, unsigned long long state) {
   asm volatile(
       "{ .reg .pred p; mbarrier.try_wait.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
       : "=r"(done) : "r"(addr), "l"(state) : "memory");
+  return done != 0u;
+}
+/* try_wait on the phase of the given parity (the current phase or the one before it). */
+__device__ inline bool mbar_try_wait_parity(unsigned addr, unsigned parity) {
+  unsigned done;
+  asm volatile(
+      "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+      : "=r"(done) : "r"(addr), "r"(parity) : "memory");
   return done != 0u;
 }
 /* Whether the phase of the given parity has completed, without suspending the thread. */
@@ -492,6 +505,25 @@ __device__ __noinline__ inline unsigned wait_cold(unsigned wave, unsigned half, 
   return start;
 }
 
+/* The wait at the wave's mbarrier after a first try_wait that the warp's vote found incomplete
+ * (for some lane): out of line, every live lane of the warp, so the fast path of barrier_wait
+ * is straight-line code (one try_wait, one vote, one branch not taken). The leader looks at the
+ * partner out of line (wait_cold) at the 3rd, 11th, 19th ... unsuccessful try_wait, as before. */
+__device__ __noinline__ inline void wait_slow(unsigned live, unsigned parity) {
+  const unsigned t = fresh_thread_index(nullptr);
+  const unsigned wave = t / kWaveLanes, half = (t / 32u) & 1u;
+  const bool leader = t % 32u == static_cast<unsigned>(__ffs(live) - 1);
+  const unsigned bar = shared_addr(&wave_mbarriers()[wave]);
+  // The leader's own word is `next` (it stored it before its arrival; nobody else writes it
+  // while the warp uses the barrier), read back for wait_cold rather than passed in registers.
+  const unsigned long long next = leader ? ld_relaxed64(shared_addr(&arrivals()[wave][half])) : 0ull;
+  unsigned start = 0;
+  for (unsigned tries = 1;; ++tries) {
+    if (leader && (tries & 7u) == 3u) start = wait_cold(wave, half, next, start);
+    if (warp_all(live, mbar_try_wait_parity(bar, parity))) return;
+  }
+}
+
 /* A barrier that is not the fast case: the warp's first in this block (no kArrivalReady), or a
  * warp that goes on alone (kArrivalAbsent). Out of line, called by every live lane of the warp
  * with its `next` word. The first barrier: the leader initialises the wave's mbarrier or waits
@@ -554,9 +586,13 @@ __device__ inline bool barrier_wait(const WavePos& p, unsigned live_mine, unsign
   if (leader) st_relaxed(shared_addr(&arrivals()[p.wave][p.half]), next);
   // 32 arrivals per warp: one per live lane, the leader's standing in for the inactive lanes.
   const unsigned long long state = mbar_arrive(bar, leader ? 33u - __popc(live_mine) : 1u);
-  unsigned start = 0;
-  for (unsigned tries = 1; !warp_all(live_mine, mbar_try_wait(bar, state)); ++tries)
-    if (leader && (tries & 7u) == 3u) start = wait_cold(p.wave, p.half, next, start);
+  if (!warp_all(live_mine, mbar_try_wait(bar, state))) {
+    unsigned start = 0;
+    for (unsigned tries = 1;; ++tries) {
+      if (leader && (tries & 7u) == 3u) start = wait_cold(p.wave, p.half, next, start);
+      if (warp_all(live_mine, mbar_try_wait(bar, state))) break;
+    }
+  }
   return true;
 }
 
@@ -582,10 +618,14 @@ __device__ __noinline__ inline void partner_gone(unsigned live) {
 
 /* After barrier_wait: whether the partner took part, from its arrival word `theirs` (loaded
  * after the closing __syncwarp). */
-__device__ inline bool took_part(unsigned live_mine, unsigned long long next, unsigned long long theirs) {
+__device__ __noinline__ inline bool took_part_cold(unsigned live_mine, unsigned long long next, unsigned long long theirs) {
   if (at_barrier(theirs, next) && !(theirs & kArrivalAbsent)) return true;
   partner_gone(live_mine);
   return false;
+}
+__device__ inline bool took_part(unsigned live_mine, unsigned long long next, unsigned long long theirs) {
+  if (theirs == next || theirs == count_bumped(next)) return true;
+  return took_part_cold(live_mine, next, theirs);
 }
 
 /* The barrier and its outcome: whether the other warp took part (a warp that exited, or was
