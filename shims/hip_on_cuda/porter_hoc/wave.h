@@ -81,9 +81,11 @@
  *   own work around the barrier (one test of the own word on the fast path, everything else
  *   out of line; the partner's word, its warp word and the source slot read in one round trip
  *   after the wait instead of two; the buffer picked from two addresses kept in registers):
- *   collectives 21.2-25.2x -> 15.6-19.1x. Moving the test of the partner's word from after the
- *   wait to before the arrival (one 16-byte load of both words) was measured 17% slower: the
- *   partner waits for everything a warp does before it arrives.
+ *   collectives 21.2-25.2x -> 15.6-19.1x; session 5 made the wait a warp vote with the first
+ *   try_wait peeled off the loop, in place of a per-lane loop and a __syncwarp (2-4%). Moving
+ *   the test of the partner's word from after the wait to before the arrival (one 16-byte load
+ *   of both words) was measured 17% slower: the partner waits for everything a warp does
+ *   before it arrives.
  *   Named barriers after the handshake
  *   were measured and not kept (slower, 12 more registers); a tagged-data protocol (each lane's
  *   value stored with its collective's number, polled by the reader: no barrier at all) was
@@ -269,15 +271,16 @@ __device__ inline void sync_lanes(unsigned mask) {
 }
 
 /* CUDA's ballot over `mask` (the live lanes of the calling warp), with the constant full mask
- * when the whole warp takes part. A vote.sync whose mask is in a register makes ptxas check the
+ * when the whole warp takes part. For a vote.sync whose mask is in a register ptxas checks the
  * mask against the converged lanes first (REDUX.OR, R2UR and a divergence branch before the
- * VOTE, sm_90 SASS): ~30 clocks that a ballot paid before its arrival - on the partner's
- * critical path too - which made the ballot 20% slower than a shuffle (session 4). */
+ * VOTE, sm_90 SASS); with the constant mask that check is one uniform branch. Used by the
+ * ballots (before their arrival: on the partner's critical path too); measured 0.6% on the
+ * ballot loop (session 5), so it is not what makes a ballot slower than a shuffle. */
 __device__ inline unsigned warp_ballot(unsigned mask, int predicate) {
   return mask == 0xffffffffu ? porter_hoc_cuda_ballot_sync(0xffffffffu, predicate)
                              : porter_hoc_cuda_ballot_sync(mask, predicate);
 }
-/* The same for "the predicate holds on every lane of `mask`". */
+/* The same for "the predicate holds on every lane of `mask`" (the wave barrier's wait). */
 __device__ inline bool warp_all(unsigned mask, bool predicate) {
   return mask == 0xffffffffu ? porter_hoc_cuda_all_sync(0xffffffffu, predicate)
                              : porter_hoc_cuda_all_sync(mask, predicate);
@@ -308,8 +311,9 @@ __device__ inline bool at_barrier(unsigned long long theirs, unsigned long long 
 }
 
 /* Where the calling warp stands before its next barrier, read by every lane from its warp's
- * own arrival word (written only by the warp's leader, before the __syncwarp that ended the
- * warp's previous barrier). `next` is the word the leader stores before its next arrival:
+ * own arrival word (written only by the warp's leader: before its arrival at the warp's
+ * previous barrier, which every lane's wait acquired, or before a __syncwarp in the cold
+ * paths). `next` is the word the leader stores before its next arrival:
  * this block's tag, the flags (kArrivalGuarded, kArrivalReady, kArrivalAbsent, kArrivalGivenUp)
  * and the count after that barrier; a word of another block or launch (shared memory is not
  * initialised) reads as count 0 without flags. The count's parity is the buffer of the
@@ -327,7 +331,6 @@ __device__ inline unsigned long long count_bumped(unsigned long long word) {
 __device__ inline Arrival arrival_begin(const WavePos& p) {
   const unsigned long long tag = arrival_tag();
   const unsigned long long seen = ld_relaxed64(shared_addr(&arrivals()[p.wave][p.half]));
-  if (((seen ^ tag) & (kArrivalTag | kArrivalReady | kArrivalAbsent)) == kArrivalReady) return {count_bumped(seen)};
   return {count_bumped(((seen ^ tag) & kArrivalTag) == 0ull ? seen : tag)};
 }
 
@@ -364,14 +367,6 @@ __device__ inline bool mbar_try_wait(unsigned addr, unsigned long long state) {
   asm volatile(
       "{ .reg .pred p; mbarrier.try_wait.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
       : "=r"(done) : "r"(addr), "l"(state) : "memory");
-  return done != 0u;
-}
-/* try_wait on the phase of the given parity (the current phase or the one before it). */
-__device__ inline bool mbar_try_wait_parity(unsigned addr, unsigned parity) {
-  unsigned done;
-  asm volatile(
-      "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-      : "=r"(done) : "r"(addr), "r"(parity) : "memory");
   return done != 0u;
 }
 /* Whether the phase of the given parity has completed, without suspending the thread. */
@@ -505,25 +500,6 @@ __device__ __noinline__ inline unsigned wait_cold(unsigned wave, unsigned half, 
   return start;
 }
 
-/* The wait at the wave's mbarrier after a first try_wait that the warp's vote found incomplete
- * (for some lane): out of line, every live lane of the warp, so the fast path of barrier_wait
- * is straight-line code (one try_wait, one vote, one branch not taken). The leader looks at the
- * partner out of line (wait_cold) at the 3rd, 11th, 19th ... unsuccessful try_wait, as before. */
-__device__ __noinline__ inline void wait_slow(unsigned live, unsigned parity) {
-  const unsigned t = fresh_thread_index(nullptr);
-  const unsigned wave = t / kWaveLanes, half = (t / 32u) & 1u;
-  const bool leader = t % 32u == static_cast<unsigned>(__ffs(live) - 1);
-  const unsigned bar = shared_addr(&wave_mbarriers()[wave]);
-  // The leader's own word is `next` (it stored it before its arrival; nobody else writes it
-  // while the warp uses the barrier), read back for wait_cold rather than passed in registers.
-  const unsigned long long next = leader ? ld_relaxed64(shared_addr(&arrivals()[wave][half])) : 0ull;
-  unsigned start = 0;
-  for (unsigned tries = 1;; ++tries) {
-    if (leader && (tries & 7u) == 3u) start = wait_cold(wave, half, next, start);
-    if (warp_all(live, mbar_try_wait_parity(bar, parity))) return;
-  }
-}
-
 /* A barrier that is not the fast case: the warp's first in this block (no kArrivalReady), or a
  * warp that goes on alone (kArrivalAbsent). Out of line, called by every live lane of the warp
  * with its `next` word. The first barrier: the leader initialises the wave's mbarrier or waits
@@ -554,7 +530,7 @@ __device__ __noinline__ inline unsigned long long barrier_setup(unsigned wave, u
  *
  * The fast case is one test of `next` (kArrivalReady set, kArrivalAbsent clear: everything
  * else is out of line in barrier_setup), the leader's store of `next` into the warp's word, one
- * arrival per lane, the token wait, __syncwarp. The wave's mbarrier expects 64 arrivals per
+ * arrival per lane, one try_wait and a warp vote on its outcome. The wave's mbarrier expects 64 arrivals per
  * phase, 32 from each warp: every live lane arrives once (release: its own shared-memory
  * writes - slot, warp word - are published by its own arrival, so no __syncwarp is needed
  * before it) and the warp's leader arrives once more for each lane of its warp that is not
@@ -565,9 +541,29 @@ __device__ __noinline__ inline unsigned long long barrier_setup(unsigned wave, u
  * the evidence): one arrival per warp by its leader after a __syncwarp, every lane waiting on
  * the phase's parity: the same speed; the leader alone waiting while its warp sits at
  * __syncwarp: ~240 ns per barrier against ~52 ns; test_wait (no suspension) instead of
- * try_wait: 1.5-2x slower; without the closing __syncwarp 7% faster, but the warp's
- * reconvergence before the next __activemask would rest on the compiler's convergence regions
- * alone.
+ * try_wait: 1.5-2x slower.
+ *
+ * The wait is a warp vote (session 5): every live lane votes (`vote.sync.all`, warp_all) on
+ * its own try_wait, and the warp loops until the vote says that the phase has completed for
+ * every live lane. Until session 4 each lane looped on its own try_wait and a __syncwarp
+ * followed; the vote does that __syncwarp's work, so there is none:
+ *   - Convergence. vote.sync makes each executing lane wait until every non-exited lane of the
+ *     mask has executed it with the same mask (PTX ISA, vote.sync; the same wording as
+ *     bar.warp.sync, which __syncwarp is), and gives every lane the same result, so the live
+ *     lanes leave the wait together, in the same iteration and from the same warp-synchronous
+ *     instruction - what the closing __syncwarp gave them before (the next collective's
+ *     __activemask relies on it; no path leaves the wait with only some of the lanes, which a
+ *     per-lane try_wait loop without the __syncwarp would, in principle, allow).
+ *   - Memory. Nothing read after the wait relies on __syncwarp's ordering among the warp's
+ *     lanes: each lane's own try_wait is an acquire of the completed phase, and every write a
+ *     reader needs (the slots and warp words of both warps, the leader's arrival word, read by
+ *     its warp's lanes at the next arrival_begin) was made before the writer's own arrival
+ *     (release) in that phase.
+ * The first try_wait and vote are peeled off the loop, which runs (with the leader's cold
+ * look, wait_cold) only after a vote found the phase incomplete; the fast path is then one
+ * try_wait, one vote and a branch not taken (measured 2-4% faster than the loop, session 5).
+ * An out-of-line function for the loop was faster still on the barrier alone but took the
+ * plain-nvcc split_wave kernel to 69 registers (1024-thread blocks would not launch).
  *
  * The wait ends when the phase completes: the partner arrived; or it exited after using the
  * barrier (its last lane drops its arrivals, KernelExit); or this warp's leader went on alone
@@ -586,6 +582,7 @@ __device__ inline bool barrier_wait(const WavePos& p, unsigned live_mine, unsign
   if (leader) st_relaxed(shared_addr(&arrivals()[p.wave][p.half]), next);
   // 32 arrivals per warp: one per live lane, the leader's standing in for the inactive lanes.
   const unsigned long long state = mbar_arrive(bar, leader ? 33u - __popc(live_mine) : 1u);
+  // The wait: a warp vote on try_wait (see above: no __syncwarp after it).
   if (!warp_all(live_mine, mbar_try_wait(bar, state))) {
     unsigned start = 0;
     for (unsigned tries = 1;; ++tries) {
@@ -617,15 +614,11 @@ __device__ __noinline__ inline void partner_gone(unsigned live) {
 }
 
 /* After barrier_wait: whether the partner took part, from its arrival word `theirs` (loaded
- * after the closing __syncwarp). */
-__device__ __noinline__ inline bool took_part_cold(unsigned live_mine, unsigned long long next, unsigned long long theirs) {
+ * after the wait). */
+__device__ inline bool took_part(unsigned live_mine, unsigned long long next, unsigned long long theirs) {
   if (at_barrier(theirs, next) && !(theirs & kArrivalAbsent)) return true;
   partner_gone(live_mine);
   return false;
-}
-__device__ inline bool took_part(unsigned live_mine, unsigned long long next, unsigned long long theirs) {
-  if (theirs == next || theirs == count_bumped(next)) return true;
-  return took_part_cold(live_mine, next, theirs);
 }
 
 /* The barrier and its outcome: whether the other warp took part (a warp that exited, or was
