@@ -18,7 +18,8 @@ With --tree DIR, the same three over the C/C++/CUDA files of a real tree instead
 which torch's hipify needs, copied with their folders): where some files hold no CUDA name,
 porter's translator does not parse them.
 Each runs in a fresh child process (best of --repeat runs inside it), which reports its peak
-resident memory (ru_maxrss) and its workers', and its CPU time in the best run. It prints
+resident memory (ru_maxrss) and its workers', and its CPU time in the best run (on --processes
+processes, the driver's and, on Linux, its workers' (/proc/PID/schedstat)). It prints
 lines/s, the ratios porter/torch, the CPU seconds and the peak memory. Target (issue 15):
 porter on 2 processes at least as fast as torch.
 
@@ -269,7 +270,10 @@ def child(which: str, corpus: Path, repeat: int, processes: int) -> dict:
             if which != "torch":  # torch copies the tree into `dst` itself, and only when it does not exist
                 out.mkdir()
             if which == "porter":
-                return run_porter(corpus, out, dispatcher)
+                before = _workers_cpu(dispatcher)
+                run_porter(corpus, out, dispatcher)
+                after = _workers_cpu(dispatcher)
+                return None if before is None or after is None else after - before
             if which == "torch":
                 run_torch(corpus, out)
                 return sum(1 for _ in out.rglob("*.hip"))
@@ -283,6 +287,21 @@ def child(which: str, corpus: Path, repeat: int, processes: int) -> dict:
     return {"seconds": seconds, "cpu": cpu, "extra": extra,
             "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "worker_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
+
+
+def _workers_cpu(dispatcher) -> float | None:
+    """CPU seconds the dispatcher's worker processes have run so far (Linux: /proc/PID/schedstat,
+    in nanoseconds); None without workers or where it cannot be read."""
+    pool = getattr(dispatcher, "_pool", None)
+    if pool is None or not getattr(pool, "_processes", None):
+        return None
+    total = 0
+    for pid in list(pool._processes):
+        try:
+            total += int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+    return total / 1e9
 
 
 def triton_child(corpus: Path) -> dict:
@@ -381,15 +400,18 @@ def cpp(args) -> None:
         else:
             lines = make_corpus(corpus, args.files, args.seed)
         common = ("--corpus", str(corpus), "--repeat", str(args.repeat))
+        load_before = os.getloadavg()[0]
         serial = spawn("--child", "porter", "--processes", "1", *common)
         pooled = spawn("--child", "porter", "--processes", str(args.processes), *common)
         torch = spawn("--child", "torch", *common)
         parse = spawn("--child", "parse", *common)
+        load_after = os.getloadavg()[0]
     if args.tree is None and torch["extra"] != args.files:
         raise SystemExit(f"torch.utils.hipify wrote {torch['extra']} .hip files, expected {args.files}")
     what = f"tree {args.tree}" if args.tree is not None else f"seed {args.seed}"
     print(f"corpus: {args.files} files, {lines} lines ({what}); best of {args.repeat} runs each, "
-          "each contender in its own process")
+          f"each contender in its own process; load average {load_before:.2f} before, {load_after:.2f} after "
+          f"({os.cpu_count()} CPUs: other work on them slows the {args.processes}-process figure most)")
     print(f"porter translator, 1 process:  {serial['seconds']:8.3f} s  {lines / serial['seconds']:10,.0f} lines/s  "
           f"(peak RSS {serial['rss_mib']:.0f} MiB)")
     print(f"porter translator, {args.processes} processes: {pooled['seconds']:8.3f} s  "
@@ -403,9 +425,10 @@ def cpp(args) -> None:
           f"{torch['seconds'] / pooled['seconds']:.2f}x on {args.processes} processes")
     # CPU seconds of the same best runs, in one process each: the work itself, which other
     # processes on a shared machine stretch far less than the wall time.
+    workers = f", its workers {pooled['extra']:.3f} s" if pooled["extra"] is not None else ""
     print(f"CPU of one run, one process:   porter {serial['cpu']:.3f} s, torch {torch['cpu']:.3f} s, "
           f"parse {parse['cpu']:.3f} s (torch/porter {torch['cpu'] / serial['cpu']:.2f}x; "
-          f"driver of {args.processes} processes {pooled['cpu']:.3f} s)")
+          f"driver of {args.processes} processes {pooled['cpu']:.3f} s{workers})")
 
 
 if __name__ == "__main__":

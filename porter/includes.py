@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import re
 
-from porter.syntax import SourceFile
+from porter.syntax import SourceFile, first_on_line
 
 INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+# INCLUDE from its `#` (found in C), where the `#` begins its line (syntax.first_on_line)
+_HASH_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
 EXTENSION_HEADERS = ("torch/", "ATen/", "c10/")
 
 
 def includes(unit: SourceFile) -> list[tuple[int, int, str, bool]]:
     """(start, end, path, angled) of each `#include` whose `#` is code (not inside a block comment)."""
     out = []
-    for m in INCLUDE.finditer(unit.data):
-        if unit.is_code(unit.data.index(b"#", m.start())):
+    data = unit.data
+    for m in _HASH_INCLUDE.finditer(data):
+        if first_on_line(data, m.start()) and unit.is_code(m.start()):
             out.append((m.start(1), m.end(), m.group(2).decode("utf-8", "replace").strip(), m.group(1) == b"<"))
     return out
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import importlib
+import operator
 import pkgutil
 import posixpath
 import re
@@ -23,7 +24,8 @@ from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import cache
-from itertools import repeat
+from itertools import islice, repeat
+from operator import itemgetter
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
@@ -263,7 +265,8 @@ class RunResult:
     patch: Patch | None
 
 
-def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str, triggers: bool = True) -> RunResult:
+def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str, triggers: bool = True,
+              flat: bool = False) -> RunResult:
     """Run rules over one file; merge their edits into one patch.
 
     Edits are taken in rule-id order; an edit that overlaps one already taken is dropped and
@@ -274,10 +277,12 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
     A rule that raises is contained: its hits on this file are dropped, an `internal-error`
     finding names it, and the other rules run on. A rule whose trigger is false on the file
     (`Rule.trigger`) is not run; `triggers=False`: the caller has already left those out.
+    `flat=True`: the rules' findings are left as `_flat`'s tuples (`_made` builds each), for a
+    caller that sends them to another process.
     """
     from porter.containment import internal_error
 
-    findings: list[Finding] = []
+    findings: list[Any] = []
     taken = _Taken()
     rules = triggered(rules, unit.data, ctx) if triggers else list(rules)
     if (agent in DEPTH_BOUND_AGENTS and isinstance(unit, SourceFile) and rules
@@ -291,26 +296,37 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
         except Exception as exc:  # noqa: BLE001 - porter's own bug, reported as a finding (containment.py)
             findings.append(internal_error(unit.path, r.id, exc, agent=agent))
             continue
+        # All of a rule's hits at once where none can clash (`_Taken.add_all`): a file's renames
+        # are thousands of edits, each taken one by one into three sorted lists otherwise.
+        bulk = len(hits) > 1 and taken.add_all(hits, r.id)
+        severity = r.severity.value
         for hit in hits:
             detail = hit.detail
-            if (earlier := taken.covering(hit.start, hit.end)) is not None:
+            if bulk:
+                fixed = True
+            elif (earlier := taken.covering(hit.start, hit.end)) is not None:
                 fixed = True
                 detail = f"rewritten by {earlier}" + (f"\n{detail}" if detail else "")
             else:
                 fixed = bool(hit.edits) and taken.add(hit.edits, r.id)
-            line, col, end_line, end_col = unit.span_line_col(hit.start, hit.end)
+            line, col, end_line, end_col, snippet = unit.place(hit.start, hit.end)
+            if flat:
+                findings.append((r.id, hit.severity.value if hit.severity else severity, hit.message,
+                                 (unit.path, line, col, end_line, end_col), snippet, agent,
+                                 bool(hit.edits) or fixed, fixed, detail))
+                continue
             # Built without re-validation: every field comes from the registry or the file itself,
             # and a large file yields thousands of these.
             findings.append(_trusted(Finding, {
                 "rule": r.id, "severity": hit.severity or r.severity, "message": hit.message,
                 "location": _trusted(Location, {"path": unit.path, "line": line, "column": col,
                                                 "end_line": end_line, "end_column": end_col}),
-                "snippet": unit.snippet(hit.start), "agent": agent,
+                "snippet": snippet, "agent": agent,
                 "fixable": bool(hit.edits) or fixed, "fixed": fixed, "detail": detail,
             }))
     patch = None
     if taken.edits:
-        ids = sorted({e.rule for e in taken.edits})
+        ids = sorted(set(map(_FOURTH, taken.edits)))
         # Not re-validated either: validating the edits rebuilds each named tuple, one per renamed token.
         patch = Patch.model_construct(path=unit.path, base_hash=content_hash(unit.data), edits=tuple(taken.edits),
                                       agent=agent, rule=",".join(ids), reason=f"{len(taken.edits)} edits by {', '.join(ids)}")
@@ -362,6 +378,7 @@ class _Taken:
         self._starts: list[int] = []
         self._ends: list[int] = []
         self._rules: list[str] = []
+        self._insertions = False  # whether an insertion (an edit of no bytes) was taken
 
     def _free(self, start: int, end: int) -> bool:
         i = bisect.bisect_left(self._starts, start)
@@ -395,12 +412,53 @@ class _Taken:
         append, bisect_left = self.edits.append, bisect.bisect_left
         for e in edits:
             start = e[0]
+            if start == e[1]:
+                self._insertions = True
             i = bisect_left(starts, start)
             starts.insert(i, start)
             ends.insert(i, e[1])
             rules.insert(i, rule_id)
             append(e if e[3] == rule_id else _new_tuple(Edit, (start, e[1], e[2], rule_id)))  # Edit(...), in C
         return True
+
+    def add_all(self, hits: list[Hit], rule_id: str) -> bool:
+        """Take every edit of every one of a rule's `hits`, where `add` would take them all, hit
+        after hit, with `covering` None for each: False (nothing taken) where that is not certain.
+
+        Certain when no edit is empty (no insertion taken before either: their order among equal
+        starts decides `covering`), each hit's span is one of its own edits, and no two edits of
+        the hits and of those taken before overlap: then each hit's span is rewritten by nothing
+        taken before it and each of its edits is free. The check and the merge are sorts and
+        comparisons of whole lists, in C."""
+        if self._insertions:
+            return False
+        new: list[Edit] = []
+        for hit in hits:
+            edits = hit.edits
+            if not edits:
+                return False
+            first = edits[0]
+            if first[0] != hit.start or first[1] != hit.end:
+                span = (hit.start, hit.end)
+                if not any(e[0] == span[0] and e[1] == span[1] for e in edits):
+                    return False
+            new += edits
+        starts, ends = list(map(_FIRST, new)), list(map(_SECOND, new))
+        if not all(map(_LT, starts, ends)):
+            return False  # an insertion
+        spans = list(zip(self._starts, self._ends, self._rules))
+        spans += zip(starts, ends, repeat(rule_id))
+        spans.sort()
+        all_starts, all_ends = list(map(_FIRST, spans)), list(map(_SECOND, spans))
+        if not all(map(_LE, all_ends, islice(all_starts, 1, None))):
+            return False  # two overlap
+        self._starts, self._ends, self._rules = all_starts, all_ends, list(map(_THIRD, spans))
+        self.edits += map(_new_tuple, repeat(Edit), zip(starts, ends, map(_THIRD, new), repeat(rule_id)))
+        return True
+
+
+_FIRST, _SECOND, _THIRD, _FOURTH = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
+_LT, _LE = operator.lt, operator.le
 
 
 def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleContext,
@@ -461,7 +519,7 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
             result = _rules_on_file(job, (record, _read(read, record.path)))
         done[record.path] = result
     ordered = [done[r.path] for r in records if r.path in done]
-    return [f for out in ordered for f in out.findings], [p for out in ordered for p in out.patches]
+    return [_made(f) for out in ordered for f in out.findings], [p for out in ordered for p in out.patches]
 
 
 @dataclass(frozen=True)
@@ -490,7 +548,7 @@ class FileRules:
     """One file's rule run: its findings, its patches (one per pass), and its bytes after them."""
 
     lang: str | None
-    findings: list[Finding]
+    findings: list[Finding | tuple]  # the rules' as `_flat` tuples (run_rules(flat=True)): `_made` makes each
     patches: list[Patch]
     data: bytes | None  # None where the job does not ask for them (_FileJob.data) and a patch changed them
     complete: bool = True  # False when reading or parsing it failed (contained as a finding)
@@ -507,8 +565,10 @@ _FINDING_FIELDS = ("rule", "severity", "message", "location", "snippet", "agent"
 _LOCATION_FIELDS = ("path", "line", "column", "end_line", "end_column")
 
 
-def _flat(f: Finding) -> tuple | Finding:
+def _flat(f: Finding | tuple) -> tuple | Finding:
     """A finding run_rules built (every field set, in order) as a tuple; any other as itself."""
+    if type(f) is tuple:
+        return f  # already flat (run_rules(flat=True))
     loc = f.location
     if (tuple(f.__dict__) != _FINDING_FIELDS or len(f.__pydantic_fields_set__) != len(_FINDING_FIELDS)
             or type(loc) is not Location or tuple(loc.__dict__) != _LOCATION_FIELDS
@@ -520,26 +580,27 @@ def _flat(f: Finding) -> tuple | Finding:
 
 
 def _flat_patch(p: Patch) -> tuple:
-    return (p.model_dump(exclude={"edits"}), sorted(p.__pydantic_fields_set__), [tuple(e) for e in p.edits])
+    return (p.model_dump(exclude={"edits"}), sorted(p.__pydantic_fields_set__), list(map(tuple, p.edits)))
 
 
 _SEVERITIES = {s.value: s for s in Severity}
 
 
+def _made(f: Finding | tuple) -> Finding:
+    """The Finding a `_flat` tuple stands for (any other finding as itself)."""
+    if type(f) is not tuple:
+        return f  # type: ignore[return-value]
+    rule, severity, message, (path, line, column, end_line, end_column), snippet, agent, fixable, fixed, detail = f
+    # the fields in _FINDING_FIELDS' and _LOCATION_FIELDS' order, as _flat read them
+    location = _trusted(Location, {"path": path, "line": line, "column": column, "end_line": end_line,
+                                   "end_column": end_column})
+    return _trusted(Finding, {"rule": rule, "severity": _SEVERITIES[severity], "message": message,
+                              "location": location, "snippet": snippet, "agent": agent, "fixable": fixable,
+                              "fixed": fixed, "detail": detail})
+
+
 def _file_rules(lang, findings, patches, data, complete) -> FileRules:
-    out = []
-    add = out.append
-    for f in findings:
-        if type(f) is tuple:
-            rule, severity, message, (path, line, column, end_line, end_column), snippet, agent, fixable, fixed, \
-                detail = f
-            # the fields in _FINDING_FIELDS' and _LOCATION_FIELDS' order, as _flat read them
-            location = _trusted(Location, {"path": path, "line": line, "column": column, "end_line": end_line,
-                                           "end_column": end_column})
-            f = _trusted(Finding, {"rule": rule, "severity": _SEVERITIES[severity], "message": message,
-                                   "location": location, "snippet": snippet, "agent": agent, "fixable": fixable,
-                                   "fixed": fixed, "detail": detail})
-        add(f)
+    out = list(map(_made, findings))
     made = []
     for fields, fields_set, edits in patches:
         patch = Patch.model_construct(set(fields_set), **fields, edits=tuple(map(_new_tuple, repeat(Edit), edits)))
@@ -598,7 +659,9 @@ def _rules_on_file(job: _FileJob, item) -> FileRules:
                 unit = PythonFile(record.path, data)
             else:
                 unit = TextFile(record.path, data, lang)
-            result = run_rules(unit, batch, ctx, agent=job.agent, triggers=False)
+            # Findings as tuples: made once where the caller reads them (`_made`), not made here and
+            # flattened again to be sent back from a worker process.
+            result = run_rules(unit, batch, ctx, agent=job.agent, triggers=False, flat=True)
             findings.extend(result.findings)
             if isinstance(unit, SourceFile):
                 remember(unit, result.patch.edits if result.patch else ())

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 from enum import StrEnum
-from operator import itemgetter
+from itertools import chain, islice
+from operator import itemgetter, le
 from typing import Annotated, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -99,6 +100,7 @@ class Edit(NamedTuple):
 
 
 _START_END = itemgetter(0, 1)  # an Edit's (start, end), in C
+_START, _END, _TEXT = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
 class Patch(Frozen):
@@ -126,6 +128,21 @@ class Patch(Frozen):
         """The patched bytes. Edits must not overlap and must stay inside the file."""
         if self.base_hash is None:
             return self.edits[0].text.encode()
+        edits = sorted(self.edits, key=_START_END)  # by (start, end), stable
+        starts, ends, texts = list(map(_START, edits)), list(map(_END, edits)), list(map(_TEXT, edits))
+        size = len(base)
+        bounds = [0, *chain.from_iterable(zip(starts, ends)), size]
+        if all(map(le, bounds, islice(bounds, 1, None))):
+            # Every edit in order and inside the file: the pieces cut and joined in C; a translated
+            # file says each HIP name many times, each encoded once.
+            gaps = list(map(base.__getitem__, map(slice, [0, *ends], [*starts, size])))
+            encoded = {text: text.encode() for text in set(texts)}
+            pieces = list(chain.from_iterable(zip(gaps, map(encoded.__getitem__, texts))))
+            pieces.append(gaps[-1])
+            return b"".join(pieces)
+        return self._apply_one_by_one(base)  # raises, naming the first edit out of place
+
+    def _apply_one_by_one(self, base: bytes) -> bytes:
         pieces: list[bytes] = []
         add = pieces.append
         encoded: dict[str, bytes] = {}  # a translated file says each HIP name many times: encoded once

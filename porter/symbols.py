@@ -19,10 +19,13 @@ import re
 from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 
-# #define NAME / #define NAME(...)
-_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
+from porter.syntax import first_on_line, guarded
+
+# #define NAME / #define NAME(...), where the `#` begins its line (syntax.first_on_line: as
+# `^[ \t]*#...` in re.M finds them, from the `#`, which sre finds in C)
+_MACRO = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
 # struct/class/union/enum NAME, using NAME =, typedef ... NAME;  (also `typedef ... (*NAME)(...)`)
-_TYPE = re.compile(rb"\b(?:struct|class|union|enum(?:[ \t]+class)?)[ \t]+(?:__\w+\s*(?:\(\([^)]*\)\))?\s*)?([A-Za-z_]\w*)"
+_TYPE = guarded(rb"\b(?:struct|class|union|enum(?:[ \t]+class)?)[ \t]+(?:__\w+\s*(?:\(\([^)]*\)\))?\s*)?([A-Za-z_]\w*)"
                    rb"|\busing[ \t]+([A-Za-z_]\w*)[ \t]*="
                    rb"|\btypedef\b[^;{]*?\(?\s*\*?\s*\b([A-Za-z_]\w*)\s*\)?\s*(?:\([^;]*\))?\s*;"
                    rb"|\}[ \t]*([A-Za-z_]\w*)[ \t]*;")  # typedef struct { ... } NAME;
@@ -37,7 +40,7 @@ _STATEMENT = frozenset({b"return", b"else", b"case", b"throw", b"new", b"delete"
 
 def defined_names(data: bytes) -> set[str]:
     """The names one file defines or declares (macros, functions, types, variables)."""
-    names = {m.group(1) for m in _MACRO.finditer(data)}
+    names = {m.group(1) for m in _MACRO.finditer(data) if first_on_line(data, m.start())}
     names |= {m.group(1) for m in _POINTER.finditer(data)}
     for m in _TYPE.finditer(data):
         names.add(next(g for g in m.groups() if g))

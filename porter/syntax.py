@@ -56,6 +56,54 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
+# The node types `_NON_CODE` captures as @literal, and the raw text one (@raw) where the tree has no ERROR.
+_LITERALS = frozenset({"string_literal", "char_literal", "raw_string_literal", "comment", "system_lib_string"})
+# Where any of them can begin: every literal and comment, and every string, character literal or
+# comment `_LEX_NON_CODE` finds in raw text, holds one of these bytes at or just after its start
+# (a quote, after a prefix such as u8 or R; `<` of a system header; the `/` of `//` or `/*`).
+_LITERAL_START = re.compile(rb"[\"'</]")  # a set alone: sre skips to the next one in C
+_COMMENT_OPENERS = (b"//", b"/*")
+# The named nodes inside a literal; found first at a candidate byte, the tree is not as
+# `_non_code_spans` expects, and the query decides.
+_INSIDE_LITERALS = frozenset({"string_content", "escape_sequence", "raw_string_content", "raw_string_delimiter",
+                              "character"})
+
+
+def _non_code_spans(tree: Tree, data: bytes) -> list[tuple[int, int]] | None:
+    """The spans the `_NON_CODE` query gives (its literals, and what `_LEX_NON_CODE` finds in its raw
+    text), unmerged, without a walk of the whole tree: from each byte where one can begin
+    (`_LITERAL_START`), the smallest named node over that byte, in one descent; a literal or a
+    `#define` body (preproc_arg, lexed as the query's caller lexes it) is then skipped whole. The
+    query visited every node of the file, a fifth of the translator's work besides the parse.
+
+    Every literal node begins with a quote or comment opener that lies in no earlier literal (they
+    do not nest), and the smallest named node over it is the literal itself (its opening token is
+    anonymous). None where the tree has an ERROR or MISSING node (whose text the query lexes
+    whole) or a candidate byte lands inside a literal's parts: the query then decides."""
+    root = tree.root_node
+    if root.has_error:
+        return None
+    over = root.named_descendant_for_byte_range
+    spans: list[tuple[int, int]] = []
+    end = 0
+    for m in _LITERAL_START.finditer(data):
+        at = m.start()
+        if at < end or (data[at] == 47 and not data.startswith(_COMMENT_OPENERS, at)):  # 47: a `/` not `//`, `/*`
+            continue
+        node = over(at, at + 1)
+        kind = node.type if node is not None else ""
+        if kind in _LITERALS:
+            end = node.end_byte  # type: ignore[union-attr]
+            spans.append((node.start_byte, end))  # type: ignore[union-attr]
+        elif kind == "preproc_arg":
+            end = node.end_byte  # type: ignore[union-attr]
+            spans.extend(x.span() for x in _LEX_NON_CODE.finditer(data, node.start_byte, end))  # type: ignore[union-attr]
+        elif kind in _INSIDE_LITERALS:
+            return None
+        # else an operator, a template's `<`, a digit separator: code
+    return spans
+
+
 @cache
 def language(lang: str) -> Language:
     if lang == "cuda":
@@ -115,6 +163,63 @@ def int_literal(text: str) -> tuple[int, str] | None:
     return (-value if m.group(1) else value), m.group(3).lower()
 
 
+def first_on_line(data: bytes, at: int) -> bool:
+    """Whether only spaces and tabs precede byte `at` on its line: a pattern `^[ \t]*#...` (re.M)
+    matches where `#...` matches at a `#` for which this holds. sre tried the former at every line
+    start; the latter, a literal `#` first, it finds in C (a `#...` that cannot cross a newline
+    matches within its line, so it hides no line's first `#`)."""
+    return not data[data.rfind(b"\n", 0, at) + 1:at].strip(b" \t")
+
+
+def first_bytes(pattern: bytes) -> set[int] | None:
+    """Every byte a match of `pattern` can begin with, read from sre's parse of it (zero-width
+    assertions such as `\\b` or `^` skipped); None where the parse holds anything else than
+    literals, classes of literals and ranges, groups and branches before the first byte."""
+    from re import _constants as sre  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    def first(items) -> set[int] | None:
+        for op, av in items:
+            if op is sre.AT:
+                continue  # matches no byte
+            if op is sre.LITERAL:
+                return {av}
+            if op is sre.IN:
+                found: set[int] = set()
+                for kind, value in av:
+                    if kind is sre.LITERAL:
+                        found.add(value)
+                    elif kind is sre.RANGE:
+                        found.update(range(value[0], value[1] + 1))
+                    else:
+                        return None
+                return found
+            if op is sre.BRANCH:
+                found = set()
+                for alternative in av[1]:
+                    sub = first(alternative)
+                    if sub is None:
+                        return None
+                    found |= sub
+                return found
+            if op is sre.SUBPATTERN:
+                return first(av[-1])
+            return None
+        return None  # an empty pattern matches before any byte
+
+    return first(_parser.parse(pattern))
+
+
+def guarded(pattern: bytes, flags: int = 0) -> re.Pattern[bytes]:
+    """`pattern`, compiled behind a class test of the bytes a match can begin with (`first_bytes`),
+    where it has one: the same matches, but a position no alternative can start at is refused by
+    one test, where sre tried each alternative (and each `\\b`) at every byte of the file."""
+    firsts = first_bytes(pattern)
+    if firsts is None:
+        return re.compile(pattern, flags)
+    return re.compile(b"(?=[" + b"".join(re.escape(bytes([b])) for b in sorted(firsts)) + b"])(?:" + pattern + b")", flags)
+
+
 SNIPPET_WIDTH = 160
 
 
@@ -155,6 +260,33 @@ class FileText:
         if start <= end and self._ascii_lines[line - 1] and (line == len(starts) or end < starts[line]):
             return line, col, line, col + end - start
         return (line, col, *self.line_col(end))
+
+    def place(self, start: int, end: int) -> tuple[int, int, int, int, str]:
+        """`span_line_col(start, end)` and `snippet(start)` together, from one search of the line
+        index (a finding asks both, and a translated file yields thousands of findings)."""
+        starts = self._line_starts
+        i = bisect.bisect_right(starts, start) - 1
+        at = starts[i]
+        ascii_line = self._ascii_lines.get(i)
+        if ascii_line is None:
+            ascii_line = self._ascii_lines[i] = self.data[at:starts[i + 1] if i + 1 < len(starts) else len(self.data)].isascii()
+        if ascii_line:
+            line, col = i + 1, start - at + 1
+        else:
+            line, col = i + 1, len(self.data[at:start].decode("utf-8", "replace")) + 1
+        if start <= end and ascii_line and (line == len(starts) or end < starts[line]):
+            end_line, end_col = line, col + end - start
+        else:
+            end_line, end_col = self.line_col(end)
+        snippet = self._snippets.get(i)
+        if snippet is None:
+            stop = self.data.find(b"\n", at)
+            stop = stop if stop >= 0 else len(self.data)
+            if stop - at <= 4 * SNIPPET_WIDTH:  # as `snippet` does, from the line found above
+                snippet = self._snippets[i] = self.data[at:stop].decode("utf-8", "replace").strip()
+            else:
+                snippet = self.snippet(start)
+        return line, col, end_line, end_col, snippet
 
     def line_text(self, line: int) -> str:
         start = self._line_starts[line - 1]
@@ -201,10 +333,12 @@ class SourceFile(FileText):
             self.tree = base.tree if not base.edits else _parser(self.lang).parse(self.data, base.edited())
         else:
             self.tree = _parser(self.lang).parse(self.data)
-        found = QueryCursor(query(self.lang, _NON_CODE)).captures(self.tree.root_node)  # type: ignore[arg-type]
-        spans = [(n.start_byte, n.end_byte) for n in found.get("literal", ())]
-        for node in found.get("raw", ()):
-            spans.extend(m.span() for m in _LEX_NON_CODE.finditer(self.data, node.start_byte, node.end_byte))
+        spans = _non_code_spans(self.tree, self.data)
+        if spans is None:
+            found = QueryCursor(query(self.lang, _NON_CODE)).captures(self.tree.root_node)  # type: ignore[arg-type]
+            spans = [(n.start_byte, n.end_byte) for n in found.get("literal", ())]
+            for node in found.get("raw", ()):
+                spans.extend(m.span() for m in _LEX_NON_CODE.finditer(self.data, node.start_byte, node.end_byte))
         merged = _merge(spans)
         self._non_code_starts = [s for s, _ in merged]
         self._non_code_ends = [e for _, e in merged]

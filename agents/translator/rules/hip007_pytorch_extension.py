@@ -30,7 +30,10 @@ from porter.syntax import SourceFile
 
 
 def _trigger(data: bytes, ctx: RuleContext) -> bool:
-    return any(h.encode() in data for h in EXTENSION_HEADERS)  # an extension includes one of them
+    return any(h in data for h in _EXTENSION_HEADERS)  # an extension includes one of them
+
+
+_EXTENSION_HEADERS = tuple(h.encode() for h in EXTENSION_HEADERS)
 
 
 @rule(id="HIP007", lang="cuda", severity="info", fix="safe", trigger=_trigger)

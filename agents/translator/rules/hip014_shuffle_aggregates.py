@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from tree_sitter import Node
 
@@ -133,6 +134,11 @@ def _names(data: bytes) -> Iterator[re.Match[bytes]]:
         else:
             at = data.find(b"shfl", at + 4)
 _OPEN = re.compile(rb"[ \t\r\n]*\(")
+# How every vector type's name ends (float4: `t4`), as one class test per byte: where no such pair
+# is in a file and it defines no struct, no shuffled value of it can be of an aggregate type.
+if not all(name[-1] in "1234" and name[-2].isalpha() for name in VECTORS):
+    raise ValueError("a vector type's name that does not end in a letter and 1-4: _VECTOR_END would miss it")
+_VECTOR_END = re.compile(("[" + "".join(sorted({name[-2] for name in VECTORS})) + "][1-4]").encode())
 
 
 @rule(id="HIP014", lang="cuda", severity="error", fix="safe", trigger=lambda data, ctx: b"shfl" in data)
@@ -140,6 +146,8 @@ def shuffle_aggregates(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if not _WANTED.search(unit.data):
         return
     structs = _structs(unit, ctx)
+    if not structs and _VECTOR_END.search(unit.data) is None:
+        return  # a shuffled value's type is then a name of the file's bytes, and no vector type is one
     for call, at in sorted(shuffle_calls(unit), key=lambda f: f[0].start_byte):
         if not unit.is_code(call.start_byte):
             continue
@@ -238,13 +246,66 @@ def _type_of(unit: SourceFile, node, structs: dict[str, list[tuple[str, str]]]) 
 
 
 def _declared(unit: SourceFile, at, name: str) -> str | None:
-    """The type in the last declaration of `name` before `at` in its function (parameters included), else the file."""
-    func = patterns.enclosing(at, "function_definition")
+    """The type in the last declaration of `name` before `at` in its function (parameters included), else the file.
+
+    The last match of `_declaration(name)` in that span, found from the end: each match ends at an
+    occurrence of `name` (`_match_ending_at`), so the occurrences are tried from the last one back
+    and each is matched from the few bytes before it, where the regex's leading lookbehind had sre
+    try every byte of the function for every shuffle call."""
+    func = _enclosing_function(unit, at)
     start, end = (func.start_byte, at.start_byte) if func is not None else (0, at.start_byte)
-    decl = re.compile(rb"(?<![\w.>])(?:const\s+)?(?:struct\s+)?([A-Za-z_]\w*)\s*(?:&\s*|\s)\s*" + re.escape(name.encode())
-                      + rb"\s*(?:[=;,)\[{]|$)")
-    best = None
-    for m in decl.finditer(unit.data, start, end):
-        if unit.is_code(m.start()) and m.group(1).decode() not in ("return", "else", "case", "goto"):
-            best = m.group(1).decode()
-    return best
+    data, word = unit.data, name.encode()
+    decl = _declaration(name)
+    c = data.rfind(word, start, end)
+    while c >= 0:
+        m = _match_ending_at(decl, data, start, end, c, len(word))
+        if m is not None and unit.is_code(m.start()) and m.group(1).decode() not in ("return", "else", "case", "goto"):
+            return m.group(1).decode()
+        c = data.rfind(word, start, c + len(word) - 1)  # the occurrence before, overlapping or not
+    return None
+
+
+def _enclosing_function(unit: SourceFile, node: Node) -> Node | None:
+    """`patterns.enclosing(node, "function_definition")`, found in one descent from the root (each
+    Node.parent descends from the root again, so the climb cost the tree's depth squared)."""
+    found = None
+    at: Node | None = unit.tree.root_node
+    while at is not None and at != node:
+        if at.type == "function_definition":
+            found = at
+        at = at.child_with_descendant(node)
+    return found if at is not None else patterns.enclosing(node, "function_definition")
+
+
+@lru_cache(maxsize=1024)  # the names shuffled values have (a project shuffles a few)
+def _declaration(name: str) -> re.Pattern[bytes]:
+    """A declaration of `name`: group 1 its type, group 2 the name."""
+    return re.compile(rb"(?<![\w.>])(?:const\s+)?(?:struct\s+)?([A-Za-z_]\w*)\s*(?:&\s*|\s)\s*("
+                      + re.escape(name.encode()) + rb")\s*(?:[=;,)\[{]|$)")
+
+
+_AFTER_NAME = re.compile(rb"\s*(?:[=;,)\[{]|$)")
+_DECLARATION_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_ \t\n\r\f\v&")
+_IDENTIFIER_START = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+
+def _match_ending_at(decl: re.Pattern[bytes], data: bytes, start: int, end: int, c: int, n: int) -> re.Match[bytes] | None:
+    """The match `decl.finditer(data, start, end)` yields whose name (group 2) is at `c`, if it yields one.
+
+    Everything a match spans before its name is a type, `const`, `struct`, blanks or one `&`
+    (`_DECLARATION_BYTES`), and what follows its name is blanks and a byte outside that set (or
+    the span's end). So a match cannot begin before the run of those bytes that ends at `c`, any
+    match that begins in that run ends at `c`, and no match of another occurrence overlaps it:
+    the finditer's match at `c`, where there is one, is the match from the first byte of the run
+    where `decl` matches."""
+    if c <= start or data[c - 1] not in b" \t\n\r\f\v&" or _AFTER_NAME.match(data, c + n, end) is None:
+        return None
+    lo = c - 1
+    while lo > start and data[lo - 1] in _DECLARATION_BYTES:
+        lo -= 1
+    for s in range(lo, c):
+        if data[s] in _IDENTIFIER_START:
+            m = decl.match(data, s, end)
+            if m is not None:
+                return m if m.start(2) == c else None
+    return None

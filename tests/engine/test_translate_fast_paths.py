@@ -1,0 +1,316 @@
+"""The translator's fast paths give what the paths they shortcut give (issue 15, throughput).
+
+Each shortcut keeps its general path for the cases it does not take; these tests hold the two
+to the same answers: on every golden fixture, on the text a shortcut must refuse, and on random
+inputs (seeded).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+from tree_sitter import QueryCursor
+
+from porter.rules import Hit, RuleContext, _flat, _made, _Taken, load, rules_for, run_rules
+from porter.state import Edit, Patch
+from porter.syntax import (
+    _LEX_NON_CODE,
+    _NON_CODE,
+    FileText,
+    SourceFile,
+    _merge,
+    _non_code_spans,
+    _parser,
+    first_bytes,
+    first_on_line,
+    lang_for,
+    query,
+)
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "rules"
+C_FIXTURES = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and lang_for(p.name))
+
+TRICKY = rb"""#include <cuda_runtime.h>
+#  include "local.h"
+#define MSG "a // not a comment" 'c' // but this is
+#define SLASH(a, b) ((a) / (b)) // divide
+// a comment with "quotes" and 'ticks'
+/* a block "comment" */ int x = 1'000'000 / 2;
+const char *r = R"xy(raw "string" with // inside)xy";
+const char *u = u8"utf8 \" escaped";
+char c = '\''; char d = '"'; wchar_t w = L'w';
+template <typename T> bool lt(T a, T b) { return a < b && b <= a << 1; }
+__global__ void k() { lt<int>(1, 2); }
+"""
+
+
+def _query_spans(lang: str, data: bytes) -> list[tuple[int, int]]:
+    """The non-code spans as SourceFile found them before: the `_NON_CODE` query over every node."""
+    tree = _parser(lang).parse(data)
+    found = QueryCursor(query(lang, _NON_CODE)).captures(tree.root_node)
+    spans = [(n.start_byte, n.end_byte) for n in found.get("literal", ())]
+    for node in found.get("raw", ()):
+        spans.extend(m.span() for m in _LEX_NON_CODE.finditer(data, node.start_byte, node.end_byte))
+    return _merge(spans)
+
+
+@pytest.mark.parametrize("path", C_FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_non_code_spans_match_the_query_on_every_fixture(path):
+    data = path.read_bytes()
+    lang = "cuda" if lang_for(path.name) == "cuda" or SourceFile(path.name, data, "cpp").lang == "cuda" else "cpp"
+    tree = _parser(lang).parse(data)
+    fast = _non_code_spans(tree, data)
+    assert fast is None or _merge(fast) == _query_spans(lang, data)
+    unit = SourceFile(path.name, data, lang)
+    assert list(zip(unit._non_code_starts, unit._non_code_ends)) == _query_spans(lang, data)
+
+
+def test_non_code_spans_on_literals_of_every_kind():
+    tree = _parser("cuda").parse(TRICKY)
+    assert not tree.root_node.has_error
+    fast = _non_code_spans(tree, TRICKY)
+    assert fast is not None and _merge(fast) == _query_spans("cuda", TRICKY)
+    unit = SourceFile("t.cu", TRICKY, "cuda")
+    code = unit.code_only
+    assert code is not None and b"not a comment" not in code and b"raw" not in code and b"escaped" not in code
+    assert b"1'000'000 / 2" in code and b"return a < b" in code  # digit separators, operators: code
+
+
+def test_non_code_spans_leave_a_tree_with_errors_to_the_query():
+    data = b'int f( { "unclosed" ; /* c */ @@@ }\n'
+    tree = _parser("cuda").parse(data)
+    assert tree.root_node.has_error and _non_code_spans(tree, data) is None
+    unit = SourceFile("e.cu", data, "cuda")
+    assert list(zip(unit._non_code_starts, unit._non_code_ends)) == _query_spans("cuda", data)
+
+
+def test_first_on_line_finds_what_the_line_anchored_patterns_find():
+    from porter.agents.translator.tokens import _DEFINE, _defined
+    from porter.includes import _HASH_INCLUDE, INCLUDE
+
+    text = (b'#define A 1\n  #  define B(x) x\n int y; #define C 2\n/* #define D */\n\t#define E\n'
+            b'#include <a.h>\n x #include "b.h"\n   #include "c.h" // #include <d.h>\n#include\n#include <e.h>')
+    anchored = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.M)
+    assert _defined(text) == {m.group(1).decode() for m in anchored.finditer(text)} == {"A", "B", "E"}
+    assert [m.groups() for m in INCLUDE.finditer(text)] == \
+        [m.groups() for m in _HASH_INCLUDE.finditer(text) if first_on_line(text, m.start())]
+    assert [m.start() for m in _DEFINE.finditer(text) if first_on_line(text, m.start())] == \
+        [text.index(b"#", m.start()) for m in anchored.finditer(text)]
+
+
+def test_place_is_span_line_col_and_snippet():
+    rng = random.Random(2)
+    for _ in range(400):
+        data = "".join(rng.choice(["a", "\n", "é", " ", "x" * 300]) for _ in range(rng.randint(0, 30))).encode()
+        for _ in range(10):
+            start = rng.randint(0, len(data))
+            end = rng.randint(max(0, start - 3), len(data))
+            one, other = FileText("p", data), FileText("p", data)
+            assert one.place(start, end) == (*other.span_line_col(start, end), other.snippet(start))
+
+
+def test_apply_to_gives_what_the_edit_by_edit_loop_gives():
+    rng = random.Random(3)
+    for _ in range(3000):
+        base = bytes(rng.randrange(97, 123) for _ in range(rng.randint(0, 30)))
+        edits = []
+        for _ in range(rng.randint(1, 6)):
+            start = rng.randint(-1, len(base) + 1)
+            edits.append(Edit(start, rng.randint(start - 1, len(base) + 2), rng.choice(["", "X", "hé", "YY"])))
+        patch = Patch(path="f", base_hash="x", edits=tuple(edits), agent="a")
+
+        assert _outcome(patch.apply_to, base) == _outcome(patch._apply_one_by_one, base)
+
+
+def _outcome(apply, base: bytes) -> bytes | str:
+    try:
+        return apply(base)
+    except ValueError as exc:
+        return str(exc)
+
+
+def _one_by_one(hits: list[Hit], taken: _Taken, rule_id: str) -> list[tuple[bool, str]]:
+    """run_rules' per-hit loop before add_all: each hit's (fixed, detail)."""
+    out = []
+    for hit in hits:
+        if (earlier := taken.covering(hit.start, hit.end)) is not None:
+            out.append((True, f"rewritten by {earlier}"))
+        else:
+            out.append((bool(hit.edits) and taken.add(hit.edits, rule_id), ""))
+    return out
+
+
+def _state(taken: _Taken):
+    return taken.edits, taken._starts, taken._ends, taken._rules
+
+
+def test_add_all_takes_what_add_takes_hit_by_hit():
+    rng = random.Random(4)
+    bulk_taken = 0
+    for _ in range(4000):
+        before = [Hit(s, s + rng.randint(0, 3), "m", edits=(Edit(s, s + rng.randint(0, 3), "t"),))
+                  for s in rng.sample(range(60), rng.randint(0, 4))]
+        hits = []
+        for _ in range(rng.randint(2, 5)):
+            edits = []
+            for _ in range(rng.randint(1, 3)):
+                s = rng.randint(0, 60)
+                edits.append(Edit(s, s + rng.randint(0, 4), "h"))
+            first = edits[rng.randrange(len(edits))] if rng.random() < 0.8 else edits[0]
+            start, end = (first.start, first.end) if rng.random() < 0.9 else (first.start, first.end + 1)
+            hits.append(Hit(start, end, "m", edits=tuple(edits)))
+        slow, fast = _Taken(), _Taken()
+        for taken in (slow, fast):
+            _one_by_one(before, taken, "A001")
+        expected = _one_by_one(hits, slow, "B002")
+        earlier = [list(x) for x in _state(fast)]
+        if fast.add_all(hits, "B002"):
+            bulk_taken += 1
+            assert expected == [(True, "")] * len(hits)
+        else:
+            assert [list(x) for x in _state(fast)] == earlier  # refused: nothing taken
+            assert _one_by_one(hits, fast, "B002") == expected
+        assert _state(fast) == _state(slow)
+    assert bulk_taken > 100  # the bulk path was taken, not only refused
+
+
+def _fixture_units():
+    for path in C_FIXTURES:
+        data = path.read_bytes()
+        yield SourceFile(path.relative_to(FIXTURES).as_posix(), data, lang_for(path.name) or "cpp")
+
+
+def test_tokens_by_name_are_the_one_by_one_tokens(monkeypatch):
+    from porter.agents.translator import tokens
+
+    units = list(_fixture_units())
+    units.append(SourceFile("t.cu", TRICKY + b"cudaStream_t s; CUDA_LOOKING_MACRO(x); cuMine(y);\n"
+                            b"#define CUDA_OWN 1\nint v = CUDA_OWN + cudaSuccess;\n", "cuda"))
+    units.append(SourceFile("i.cu", b'#include <cuda/std/atomic>\n#include "cuda_fp16.h"\nint x = cudaSuccess;\n',
+                            "cuda"))
+    # an include path tree-sitter does not read as one (so not blanked), with a name in it: refused
+    units.append(SourceFile("j.cu", b'#include <cuda_runtime.h"\nint x = cudaSuccess;\n', "cuda"))
+    ctx = RuleContext(project=frozenset({"cuMine"}))
+    by_name = tokens._tokens_by_name
+    answered = []
+
+    def counted(*args):
+        result = by_name(*args)
+        answered.append(result is not None)
+        return result
+
+    monkeypatch.setattr(tokens, "_tokens_by_name", counted)
+    fast = [tokens._classify(u, tokens.DEFAULT_CHOICES, ctx.project) for u in units]
+    assert sum(answered) > 20 and not all(answered)  # the fast path answered for most, refused some
+    monkeypatch.setattr(tokens, "_tokens_by_name", lambda *args: None)
+    slow = [tokens._classify(u, tokens.DEFAULT_CHOICES, ctx.project) for u in units]
+    assert fast == slow
+    assert sum(len(c.tokens) for c in fast) > 100
+
+
+def test_translator_findings_and_patches_are_the_same_flat_or_built():
+    load()
+    rules = rules_for("translator", "cuda")
+    for unit in _fixture_units():
+        built = run_rules(unit, rules, RuleContext(), agent="translator")
+        unit.memo.clear()
+        flat = run_rules(unit, rules, RuleContext(), agent="translator", flat=True)
+        assert [_made(f) for f in flat.findings] == built.findings
+        assert [_flat(f) for f in built.findings] == flat.findings
+        assert built.patch == flat.patch
+
+
+def test_hip014_declared_is_the_last_match_of_its_regex():
+    from porter.agents.translator.rules.hip014_shuffle_aggregates import _declaration, _match_ending_at
+
+    words = ["int", "int ", "v", " v", " v;", " ", "\n", "&", "const ", "struct ", ";", "=", ",", ")", "{", "[", ".",
+             ">", "vv", "x", "return ", "v2", "\t", "(", "=="]
+    rng = random.Random(5)
+    found = 0
+    for _ in range(20000):
+        text = "".join(rng.choice(words) for _ in range(rng.randint(1, 14))).encode()
+        name = rng.choice(["v", "vv", "x"])
+        start = rng.randint(0, len(text))
+        end = rng.randint(start, len(text))
+        regex = re.compile(rb"(?<![\w.>])(?:const\s+)?(?:struct\s+)?([A-Za-z_]\w*)\s*(?:&\s*|\s)\s*"
+                           + re.escape(name.encode()) + rb"\s*(?:[=;,)\[{]|$)")
+        expected = None
+        for m in regex.finditer(text, start, end):
+            if m.group(1) not in (b"return", b"else", b"case", b"goto"):
+                expected = (m.span(), m.group(1))
+        got = None
+        word = name.encode()
+        c = text.rfind(word, start, end)
+        while c >= 0:
+            m = _match_ending_at(_declaration(name), text, start, end, c, len(word))
+            if m is not None and m.group(1) not in (b"return", b"else", b"case", b"goto"):
+                got = (m.span(), m.group(1))
+                break
+            c = text.rfind(word, start, c + len(word) - 1)
+        assert got == expected, (text, name, start, end)
+        found += expected is not None
+    assert found > 100  # declarations found (the rest: none, which must agree too)
+
+
+def test_hip014_enclosing_function_is_the_nearest_function_definition():
+    from porter import cuda_patterns as patterns
+    from porter.agents.translator.rules.hip014_shuffle_aggregates import _enclosing_function
+
+    checked = 0
+    for unit in _fixture_units():
+        for node in unit.captures("(identifier) @i"):
+            assert _enclosing_function(unit, node) == patterns.enclosing(node, "function_definition")
+            checked += 1
+    assert checked > 1000
+
+
+@pytest.mark.parametrize("choices", [{}, {"blas": "rocblas", "sparse": "rocsparse", "solver": "rocsolver",
+                                          "rand": "rocrand", "dnn": "miopen"}], ids=["default", "roc"])
+def test_scanner_guard_refuses_only_what_no_alternative_begins_with(choices):
+    from porter.agents.translator import tokens
+    from porter.agents.translator.tables import Choices
+
+    scanner = tokens._worth_a_look(Choices(**choices))[2]
+    assert b"(?=[" in scanner.pattern  # the guard was built
+    unguarded = re.compile(re.sub(rb"^\\b\(\?=\[[^\]]*\]\)", rb"\\b", scanner.pattern))
+    assert unguarded.pattern != scanner.pattern
+    words = b" ".join(w for unit in _fixture_units() for w in re.findall(rb"\w+", unit.data))
+    words += b" " + bytes(range(32, 127)) + b" cudaMalloc _cuda __nv_x nvshmem_x ncclAllReduce 0cudaX cublasSgemm"
+    assert scanner.findall(words) == unguarded.findall(words)
+    assert first_bytes(rb"(?:ab|c[d-f])") == set(b"ac") and first_bytes(rb"a|[^b]") is None
+    assert first_bytes(rb"\b(?:x|^y)") == set(b"xy") and first_bytes(rb"(?:x)?y") is None
+
+
+def test_project_names_are_those_of_the_line_anchored_and_unguarded_patterns():
+    from porter import symbols
+
+    macro = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
+    unguarded = re.compile(re.sub(rb"^\(\?=\[[^\]]*\]\)\(\?:(.*)\)$", rb"\1", symbols._TYPE.pattern, flags=re.S))
+    assert unguarded.pattern != symbols._TYPE.pattern and b"(?=[" in symbols._TYPE.pattern
+    texts = [unit.data for unit in _fixture_units()]
+    texts.append(TRICKY + b"typedef struct { int a; } Pair;\nusing Alias = int;\nenum class E { A };\n"
+                 b"  #  define SPACED 1\nint x; #define NOT_FIRST 2\nunion U { int a; };\n")
+    for data in texts:
+        assert [(m.span(), m.groups()) for m in symbols._TYPE.finditer(data)] == \
+            [(m.span(), m.groups()) for m in unguarded.finditer(data)]
+        assert [m.group(1) for m in symbols._MACRO.finditer(data) if first_on_line(data, m.start())] == \
+            [m.group(1) for m in macro.finditer(data)]
+    assert {"Pair", "Alias", "E", "SPACED", "U"} <= symbols.defined_names(texts[-1])
+    assert "NOT_FIRST" not in symbols.defined_names(texts[-1])
+
+
+def test_hip014_skips_a_file_only_where_no_aggregate_can_be_shuffled():
+    from porter.agents.translator.rules import hip014_shuffle_aggregates as hip014
+
+    assert all(hip014._VECTOR_END.search(name.encode()) for name in hip014.VECTORS)
+    rule = load()["HIP014"]
+    scalar = b"__global__ void k(float* o) { float v = o[0]; v += __shfl_down_sync(0xffffffff, v, 1); o[0] = v; }\n"
+    vector = scalar.replace(b"float v", b"float4 v").replace(b"v += ", b"v = ")
+    aggregate = b"struct P { int a, b; };\n" + scalar.replace(b"float v", b"P v").replace(b"v += ", b"v = ")
+    assert hip014._VECTOR_END.search(scalar) is None
+    hits = {name: list(rule.func(SourceFile("k.cu", data, "cuda"), RuleContext()))
+            for name, data in (("scalar", scalar), ("vector", vector), ("aggregate", aggregate))}
+    assert not hits["scalar"] and len(hits["vector"]) == 1 and len(hits["aggregate"]) == 1
