@@ -81,9 +81,11 @@
  *   own work around the barrier (one test of the own word on the fast path, everything else
  *   out of line; the partner's word, its warp word and the source slot read in one round trip
  *   after the wait instead of two; the buffer picked from two addresses kept in registers):
- *   collectives 21.2-25.2x -> 15.6-19.1x. Moving the test of the partner's word from after the
- *   wait to before the arrival (one 16-byte load of both words) was measured 17% slower: the
- *   partner waits for everything a warp does before it arrives.
+ *   collectives 21.2-25.2x -> 15.6-19.1x; session 5 made the wait a warp vote with the first
+ *   try_wait peeled off the loop, in place of a per-lane loop and a __syncwarp (2-4%). Moving
+ *   the test of the partner's word from after the wait to before the arrival (one 16-byte load
+ *   of both words) was measured 17% slower: the partner waits for everything a warp does
+ *   before it arrives.
  *   Named barriers after the handshake
  *   were measured and not kept (slower, 12 more registers); a tagged-data protocol (each lane's
  *   value stored with its collective's number, polled by the reader: no barrier at all) was
@@ -268,6 +270,22 @@ __device__ inline void sync_lanes(unsigned mask) {
     porter_hoc_cuda_syncwarp(mask);
 }
 
+/* CUDA's ballot over `mask` (the live lanes of the calling warp), with the constant full mask
+ * when the whole warp takes part. For a vote.sync whose mask is in a register ptxas checks the
+ * mask against the converged lanes first (REDUX.OR, R2UR and a divergence branch before the
+ * VOTE, sm_90 SASS); with the constant mask that check is one uniform branch. Used by the
+ * ballots (before their arrival: on the partner's critical path too); measured 0.6% on the
+ * ballot loop (session 5), so it is not what makes a ballot slower than a shuffle. */
+__device__ inline unsigned warp_ballot(unsigned mask, int predicate) {
+  return mask == 0xffffffffu ? porter_hoc_cuda_ballot_sync(0xffffffffu, predicate)
+                             : porter_hoc_cuda_ballot_sync(mask, predicate);
+}
+/* The same for "the predicate holds on every lane of `mask`" (the wave barrier's wait). */
+__device__ inline bool warp_all(unsigned mask, bool predicate) {
+  return mask == 0xffffffffu ? porter_hoc_cuda_all_sync(0xffffffffu, predicate)
+                             : porter_hoc_cuda_all_sync(mask, predicate);
+}
+
 /* The calling warp was given up by its partner (presumed exited), but is running: say so and stop. */
 __device__ __noinline__ __attribute__((noreturn)) inline void presumed_exited_but_alive(unsigned wave, unsigned half) {
   printf("porter hip_on_cuda: block (%u,%u,%u) wave %u: lanes %u-%u reached a wave collective "
@@ -293,8 +311,9 @@ __device__ inline bool at_barrier(unsigned long long theirs, unsigned long long 
 }
 
 /* Where the calling warp stands before its next barrier, read by every lane from its warp's
- * own arrival word (written only by the warp's leader, before the __syncwarp that ended the
- * warp's previous barrier). `next` is the word the leader stores before its next arrival:
+ * own arrival word (written only by the warp's leader: before its arrival at the warp's
+ * previous barrier, which every lane's wait acquired, or before a __syncwarp in the cold
+ * paths). `next` is the word the leader stores before its next arrival:
  * this block's tag, the flags (kArrivalGuarded, kArrivalReady, kArrivalAbsent, kArrivalGivenUp)
  * and the count after that barrier; a word of another block or launch (shared memory is not
  * initialised) reads as count 0 without flags. The count's parity is the buffer of the
@@ -304,11 +323,15 @@ struct Arrival {
   unsigned long long next;
 };
 
+/* `word` with its count advanced by one (mod 64), tag and flags kept. */
+__device__ inline unsigned long long count_bumped(unsigned long long word) {
+  return (word & ~kArrivalCount) | ((word + 1ull) & kArrivalCount);
+}
+
 __device__ inline Arrival arrival_begin(const WavePos& p) {
   const unsigned long long tag = arrival_tag();
   const unsigned long long seen = ld_relaxed64(shared_addr(&arrivals()[p.wave][p.half]));
-  const unsigned long long cur = ((seen ^ tag) & kArrivalTag) == 0ull ? seen : tag;
-  return {(cur & ~kArrivalCount) | ((cur + 1ull) & kArrivalCount)};
+  return {count_bumped(((seen ^ tag) & kArrivalTag) == 0ull ? seen : tag)};
 }
 
 /* The lanes of warp `half` of wave `wave` that exist (a block's size need not be a multiple
@@ -507,7 +530,7 @@ __device__ __noinline__ inline unsigned long long barrier_setup(unsigned wave, u
  *
  * The fast case is one test of `next` (kArrivalReady set, kArrivalAbsent clear: everything
  * else is out of line in barrier_setup), the leader's store of `next` into the warp's word, one
- * arrival per lane, the token wait, __syncwarp. The wave's mbarrier expects 64 arrivals per
+ * arrival per lane, one try_wait and a warp vote on its outcome. The wave's mbarrier expects 64 arrivals per
  * phase, 32 from each warp: every live lane arrives once (release: its own shared-memory
  * writes - slot, warp word - are published by its own arrival, so no __syncwarp is needed
  * before it) and the warp's leader arrives once more for each lane of its warp that is not
@@ -518,9 +541,29 @@ __device__ __noinline__ inline unsigned long long barrier_setup(unsigned wave, u
  * the evidence): one arrival per warp by its leader after a __syncwarp, every lane waiting on
  * the phase's parity: the same speed; the leader alone waiting while its warp sits at
  * __syncwarp: ~240 ns per barrier against ~52 ns; test_wait (no suspension) instead of
- * try_wait: 1.5-2x slower; without the closing __syncwarp 7% faster, but the warp's
- * reconvergence before the next __activemask would rest on the compiler's convergence regions
- * alone.
+ * try_wait: 1.5-2x slower.
+ *
+ * The wait is a warp vote (session 5): every live lane votes (`vote.sync.all`, warp_all) on
+ * its own try_wait, and the warp loops until the vote says that the phase has completed for
+ * every live lane. Until session 4 each lane looped on its own try_wait and a __syncwarp
+ * followed; the vote does that __syncwarp's work, so there is none:
+ *   - Convergence. vote.sync makes each executing lane wait until every non-exited lane of the
+ *     mask has executed it with the same mask (PTX ISA, vote.sync; the same wording as
+ *     bar.warp.sync, which __syncwarp is), and gives every lane the same result, so the live
+ *     lanes leave the wait together, in the same iteration and from the same warp-synchronous
+ *     instruction - what the closing __syncwarp gave them before (the next collective's
+ *     __activemask relies on it; no path leaves the wait with only some of the lanes, which a
+ *     per-lane try_wait loop without the __syncwarp would, in principle, allow).
+ *   - Memory. Nothing read after the wait relies on __syncwarp's ordering among the warp's
+ *     lanes: each lane's own try_wait is an acquire of the completed phase, and every write a
+ *     reader needs (the slots and warp words of both warps, the leader's arrival word, read by
+ *     its warp's lanes at the next arrival_begin) was made before the writer's own arrival
+ *     (release) in that phase.
+ * The first try_wait and vote are peeled off the loop, which runs (with the leader's cold
+ * look, wait_cold) only after a vote found the phase incomplete; the fast path is then one
+ * try_wait, one vote and a branch not taken (measured 2-4% faster than the loop, session 5).
+ * An out-of-line function for the loop was faster still on the barrier alone but took the
+ * plain-nvcc split_wave kernel to 69 registers (1024-thread blocks would not launch).
  *
  * The wait ends when the phase completes: the partner arrived; or it exited after using the
  * barrier (its last lane drops its arrivals, KernelExit); or this warp's leader went on alone
@@ -539,10 +582,14 @@ __device__ inline bool barrier_wait(const WavePos& p, unsigned live_mine, unsign
   if (leader) st_relaxed(shared_addr(&arrivals()[p.wave][p.half]), next);
   // 32 arrivals per warp: one per live lane, the leader's standing in for the inactive lanes.
   const unsigned long long state = mbar_arrive(bar, leader ? 33u - __popc(live_mine) : 1u);
-  unsigned start = 0;
-  for (unsigned tries = 1; !mbar_try_wait(bar, state); ++tries)
-    if (leader && (tries & 7u) == 3u) start = wait_cold(p.wave, p.half, next, start);
-  sync_lanes(live_mine);  // reconverge
+  // The wait: a warp vote on try_wait (see above: no __syncwarp after it).
+  if (!warp_all(live_mine, mbar_try_wait(bar, state))) {
+    unsigned start = 0;
+    for (unsigned tries = 1;; ++tries) {
+      if (leader && (tries & 7u) == 3u) start = wait_cold(p.wave, p.half, next, start);
+      if (warp_all(live_mine, mbar_try_wait(bar, state))) break;
+    }
+  }
   return true;
 }
 
@@ -567,7 +614,7 @@ __device__ __noinline__ inline void partner_gone(unsigned live) {
 }
 
 /* After barrier_wait: whether the partner took part, from its arrival word `theirs` (loaded
- * after the closing __syncwarp). */
+ * after the wait). */
 __device__ inline bool took_part(unsigned live_mine, unsigned long long next, unsigned long long theirs) {
   if (at_barrier(theirs, next) && !(theirs & kArrivalAbsent)) return true;
   partner_gone(live_mine);
@@ -849,7 +896,7 @@ __device__ inline T shfl_xor(T var, int lane_mask, int width = PORTER_HOC_WAVE_S
 /* 64-bit ballot: bit i set when lane i is active and its predicate is non-zero. */
 __device__ inline unsigned long long ballot(int predicate) {
   WaveCall c;
-  const unsigned mine = porter_hoc_cuda_ballot_sync(c.live_mine(), predicate);
+  const unsigned mine = warp_ballot(c.live_mine(), predicate);
   c.publish(0u, mine);
   const unsigned long long r = c.words() & c.live();
   c.finish();
@@ -869,7 +916,7 @@ __device__ inline int any(int predicate) { return ballot(predicate) != 0ull; }
 /* True when the predicate holds on every active lane. */
 __device__ inline int all(int predicate) {
   WaveCall c;
-  const unsigned mine = porter_hoc_cuda_ballot_sync(c.live_mine(), predicate);
+  const unsigned mine = warp_ballot(c.live_mine(), predicate);
   c.publish(0u, mine);
   const int r = (c.words() & c.live()) == c.live();
   c.finish();
@@ -930,7 +977,7 @@ template <class MaskT>
 __device__ inline int all_sync(MaskT mask, int predicate) {
   check_mask<MaskT>();
   WaveCall c;
-  const unsigned mine = porter_hoc_cuda_ballot_sync(c.live_mine(), predicate);
+  const unsigned mine = warp_ballot(c.live_mine(), predicate);
   c.publish(0u, mine);
   const unsigned long long named = c.live() & static_cast<unsigned long long>(mask);
   const int r = (c.words() & named) == named;
