@@ -159,3 +159,20 @@ def test_waves_on_worker_processes_give_the_same() -> None:
     finally:
         dispatcher.close()
     assert got == expected
+
+
+def test_project_names_are_scanned_once_per_process_whatever_the_copies(monkeypatch) -> None:
+    import pickle
+
+    from porter import symbols
+
+    calls = []
+    real = symbols.project_names
+    monkeypatch.setattr(symbols, "project_names", lambda files: calls.append(1) or real(files))
+    names = symbols.ProjectNames([BASE, OPS])  # the driver's: never asked here
+    first = pickle.loads(pickle.dumps(names))  # a map's copy in a worker: scans when asked
+    assert "CHECK" in first and "shuffle_pair" in first and calls == [1]
+    second = pickle.loads(pickle.dumps(names))  # a later map's copy in the same worker: the names it found
+    assert set(second) == set(first) and calls == [1]
+    other = pickle.loads(pickle.dumps(symbols.ProjectNames([BASE])))  # another run's: its own scan
+    assert "shuffle_pair" not in other and calls == [1, 1]
