@@ -494,7 +494,7 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
     # dispatcher first, as one map.
     alone = [r for r in hdrs if _names_no_header(r.path, hdr_data[r.path], hdr_data)]
     alone_job = _FileJob(agent, ctx, stages, {})
-    results = dispatcher.map(_rules_on_file, [(r, hdr_data[r.path]) for r in alone], resources=cluster.RULES,
+    results = dispatcher.map(_rules_on_file, [(r, hdr_data[r.path]) for r in alone], resources=cluster.HEADER_RULES,
                              shared=alone_job, label=lambda item: f"{agent}:{item[0].path}")
     for record, result in zip(alone, results):
         if isinstance(result, cluster.TaskFailed):  # its node was lost twice: run it here
@@ -508,7 +508,7 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
         wave = [r for r in hdrs if r.path not in done and all(p in done for p in views[r.path])]
         wave_job = _FileJob(agent, ctx, stages, _left(hdrs, done))
         items = [(r, hdr_data[r.path], views[r.path]) for r in wave]
-        results = dispatcher.map(_header_on_file, items, resources=cluster.RULES, shared=wave_job,
+        results = dispatcher.map(_header_on_file, items, resources=cluster.HEADER_RULES, shared=wave_job,
                                  label=lambda item: f"{agent}:{item[0].path}")
         for item, result in zip(items, results):
             if isinstance(result, cluster.TaskFailed):  # its node was lost twice: run it here
