@@ -328,3 +328,23 @@ def test_warp_literal_inside_a_paired_step_is_left_to_mfma006() -> None:
     assert "const int lane = threadIdx.x % porter_mfma::warp_threads;" in out
     assert ("porter_mma_m16n16k32_f16(acc[n], acc[n + 1], a[k], a[k + 1], b[n][threadIdx.x % 32], "
             "b[n + 1][threadIdx.x % 32], b[n][threadIdx.x % 32], b[n + 1][threadIdx.x % 32]);") in out
+
+
+def test_mma_sync_pairing_steps_every_use_of_the_loop_variables() -> None:
+    """The k + 1 and n + 1 operands substitute the loop variable wherever it is used in an index,
+    not only as a whole subscript: `b[k * 2 + n]` at step k + 1 is `b[(k + 1) * 2 + n]` (reading
+    b[k * 2 + n] again would pair the wrong products, silently)."""
+    text = """__device__ void mma(float* d, const unsigned* a, const unsigned* b, const float* c) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
+               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+}
+__device__ void tile(float (*acc)[4], const unsigned (*a)[4], const unsigned (*b)[2], int j) {
+  for (int k = 0; k < 2; ++k)
+    for (int n = 0; n < 2; ++n)
+      mma(acc[n + j], a[k], b[k * 2 + n], acc[n + j]);
+}
+"""
+    out = _mma(text).patch.apply_to(text.encode()).decode()
+    assert ("porter_mma_m16n16k32_bf16(acc[n + j], acc[(n + 1) + j], a[k], a[k + 1], b[k * 2 + n], "
+            "b[k * 2 + (n + 1)], b[(k + 1) * 2 + n], b[(k + 1) * 2 + (n + 1)]);") in out

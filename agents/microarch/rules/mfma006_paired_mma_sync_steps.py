@@ -100,9 +100,11 @@ def _lone(unit: SourceFile, loop: Node, step: MmaStep) -> str:
 
 
 def _next(text: str, var: str) -> str:
-    """`text` at var + 1: `acc[n]` -> `acc[n + 1]`."""
-    text = re.sub(rf"\[\s*{re.escape(var)}\s*\]", f"[{var} + 1]", text)
-    return re.sub(rf"(?<![\w.>\[]){re.escape(var)}(?!\w)", f"({var} + 1)", text)
+    """`text` at var + 1, in one pass over every use of `var` (not a member or longer name):
+    `acc[n]` -> `acc[n + 1]`, any other use parenthesised: `b[k * 2 + n]` -> `b[(k + 1) * 2 + n]`."""
+    v = re.escape(var)
+    return re.sub(rf"\[\s*{v}\s*\]|(?<![\w.>]){v}(?!\w)",
+                  lambda m: f"[{var} + 1]" if m.group().startswith("[") else f"({var} + 1)", text)
 
 
 def _paired(unit: SourceFile, nest: MmaNest) -> Hit:
