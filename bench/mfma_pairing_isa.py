@@ -7,8 +7,8 @@ in a loop (the most in any one: a K loop left rolled), v_permlane32_swap and ds_
 1. wmma (MFMA005): the golden wmma port (fixtures/golden/mfma_wmma_gemm: MFMA001 + MFMA005) and
    the same port with MFMA005's hunk undone (one porter_wmma::mma_sync per 16-deep K step), with
    the K loop's bound as the kernel has it (runtime k) and fixed to 32 / 64 / 80.
-2. mma.sync (MFMA002): bench/mfma_pairing/mma_pairs.cu ported by porter (its two K loop nests
-   paired into porter_mma_m16n16k32_{f16,bf16}) and the same port with each paired call written
+2. mma.sync (MFMA002, paired by MFMA006): bench/mfma_pairing/mma_pairs.cu ported by porter (its two K
+   loop nests paired into porter_mma_m16n16k32_{f16,bf16}) and the same port with each paired call written
    back as its four porter_mma_m16n8k16 steps, with K 96 (3 chunks of 2 k steps) and K 32 (one
    chunk: one pair per n8 tile pair).
 3. With --corpus DIR or PORTER_CORPUS (a folder holding NVIDIA+cuda-samples): cuda-samples'
@@ -40,7 +40,7 @@ COMMON_HEADERS = ("helper_cuda.h", "helper_functions.h", "helper_string.h", "hel
 # MFMA005's hunk (the next step's fragments, then the paired call) and its doubled stride.
 WMMA_HUNK = re.compile(r"\n[ \t]*decltype\((\w+)\) \1_k1;.*?([\w:]*)mma_sync_k32\((\w+), (\w+), (\w+), \w+, \w+, \w+\);", re.S)
 WMMA_STRIDE = re.compile(r"(\w+) \+= 2 \* (\w+)\)")
-# MFMA002's paired call and its loops' doubled steps.
+# MFMA006's paired call and its loops' doubled steps.
 MMA_PAIRED = re.compile(r"porter_mma_m16n16k32_(f16|bf16)\(([^;]*)\);")
 MMA_STRIDE = re.compile(r"(for \(int (\w+) = 0; \2 < \w+; )\2 \+= 2\)")
 
@@ -72,7 +72,7 @@ def unpair_mma(text: str) -> str:
 
     out, count = MMA_PAIRED.subn(four, text)
     if count == 0:
-        raise SystemExit("no porter_mma_m16n16k32 call in the port: MFMA002 did not pair")
+        raise SystemExit("no porter_mma_m16n16k32 call in the port: MFMA006 did not pair")
     return out
 
 
@@ -159,7 +159,7 @@ def write_ports(folder: Path) -> None:
 def mma_section(tmp: Path) -> None:
     paired, unpaired, compat = mma_ports(tmp)
     print()
-    print("2. mma.sync m16n8k16 (MFMA002), bench/mfma_pairing/mma_pairs.cu as porter ports it;")
+    print("2. mma.sync m16n8k16 (MFMA002 + MFMA006), bench/mfma_pairing/mma_pairs.cu as porter ports it;")
     print("   f16_tiles: wrapper calls, 2 k steps x 2 n8 tiles per chunk; bf16_tiles: asm, 4 n8 tiles x 2 k steps")
     print(HEADER)
     for depth in (96, 32):

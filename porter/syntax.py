@@ -175,8 +175,11 @@ def first_bytes(pattern: bytes) -> set[int] | None:
     """Every byte a match of `pattern` can begin with, read from sre's parse of it (zero-width
     assertions such as `\\b` or `^` skipped); None where the parse holds anything else than
     literals, classes of literals and ranges, groups and branches before the first byte."""
-    from re import _constants as sre  # type: ignore[attr-defined]
-    from re import _parser  # type: ignore[attr-defined]
+    try:  # CPython's own regex parser (3.11+); elsewhere no shortcut, the plain pattern
+        from re import _constants as sre  # type: ignore[attr-defined]
+        from re import _parser  # type: ignore[attr-defined]
+    except ImportError:
+        return None
 
     def first(items) -> set[int] | None:
         for op, av in items:

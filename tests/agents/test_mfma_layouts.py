@@ -378,7 +378,7 @@ def _four_step_problem(rng_values):
 
 @pytest.mark.parametrize("active", [(0, 1), (0,), (1,)], ids=["both-warps", "warp0-alone", "warp1-alone"])
 def test_mma_m16n16k32_four_steps_per_warp(active) -> None:
-    """porter_mma_m16n16k32 (MFMA002's paired K loop): C_n + A_0 B_0,n + A_1 B_1,n per warp, exactly,
+    """porter_mma_m16n16k32 (MFMA006's paired K loop): C_n + A_0 B_0,n + A_1 B_1,n per warp, exactly,
     in NVIDIA's c registers of each n8 tile."""
     mats, f = _four_step_problem(small)
     c0, c1 = Wave(active).mma_m16n16k32(f["a0"], f["a1"], f["b00"], f["b01"], f["b10"], f["b11"], f["c0"], f["c1"])

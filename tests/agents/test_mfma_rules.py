@@ -1,4 +1,4 @@
-"""MFMA001-MFMA004 and SHIM020 beyond their golden examples: the rocWMMA option (golden text only,
+"""MFMA001-MFMA006 and SHIM020 beyond their golden examples: the rocWMMA option (golden text only,
 rocWMMA is not installable here), what is left alone, and the ISA the ported fixtures compile to."""
 
 from __future__ import annotations
@@ -22,6 +22,12 @@ ROCWMMA = RuleContext(PortOptions(matrix="rocwmma"))
 def _run(rule_id: str, path: Path, ctx: RuleContext = RuleContext()):
     unit = SourceFile(path.name, path.read_bytes(), "cuda")
     return run_rules(unit, [rules.get(rule_id)], ctx, agent="microarch")
+
+
+def _mma(text: str, ids: tuple[str, ...] = ("MFMA002", "MFMA006")):
+    """The mma.sync rules over `text` as the microarch pass runs them: one pass, edits in id order."""
+    return run_rules(SourceFile("x.cu", text.encode(), "cuda"), [rules.get(i) for i in ids], RuleContext(),
+                     agent="microarch")
 
 
 def test_wmma_to_rocwmma_golden_text() -> None:
@@ -137,7 +143,7 @@ def test_paired_k_steps_halve_the_reported_mfma_count_of_one_tile(tmp_path: Path
 
 
 # One warp's 16 x 16 tile over K 32 as four mma.sync m16n8k16 steps (2 k steps x 2 n8 tiles sharing
-# A): MFMA002's paired call against the four unpaired calls it replaces.
+# A): MFMA006's paired call against the four unpaired calls it replaces.
 _MMA_TILE = """#include <hip/hip_runtime.h>
 #include "mfma_gfx950.h"
 __global__ void tile(const unsigned* a, const unsigned* b, float* c) {
@@ -186,7 +192,7 @@ def test_paired_mma_sync_steps_halve_the_reported_mfma_count(tmp_path: Path) -> 
 
 
 def test_mma_sync_pairing_notes_why_a_loop_stays_unpaired() -> None:
-    result = _run("MFMA002", RULES / "MFMA002" / "before.cu")
+    result = _run("MFMA006", RULES / "MFMA006" / "before.cu")
     notes = [f.message for f in result.findings if "left unpaired" in f.message]
     assert len(notes) == 2
     assert any("one accumulator" in n for n in notes) and any("enclosing loop that does more" in n for n in notes)
@@ -195,26 +201,26 @@ def test_mma_sync_pairing_notes_why_a_loop_stays_unpaired() -> None:
     mma_bf16(acc, a[k], b[k], acc);
 }
 """
-    text = (RULES / "MFMA002" / "before.cu").read_text() + lone_k
-    notes = [f.message for f in run_rules(SourceFile("x.cu", text.encode(), "cuda"), [rules.get("MFMA002")],
-                                          RuleContext(), agent="microarch").findings if "left unpaired" in f.message]
+    text = (RULES / "MFMA006" / "before.cu").read_text() + lone_k
+    notes = [f.message for f in _mma(text).findings if "left unpaired" in f.message]
     assert any("a loop over k steps (`k`) into one accumulator" in n for n in notes)
     paired = [f for f in result.findings if "porter_mma_m16n16k32" in f.message]
     assert {f.severity for f in paired} == {"info", "error"}  # the wrapper call site / the asm itself
+    assert {f.rule for f in result.findings} == {"MFMA006"}
 
 
 def test_mma_sync_loop_with_an_odd_count_stays_unpaired_and_an_unknown_one_is_tested() -> None:
     """An odd constant count leaves the nest unpaired, with a note; a count porter cannot evaluate
     (a template parameter, a variable) pairs behind `if ((count) % 2 == 0)`, the nest as it was in the
     else branch."""
-    before = (RULES / "MFMA002" / "before.cu").read_text()
+    before = (RULES / "MFMA006" / "before.cu").read_text()
     odd = before.replace("#define K_STEPS 2", "#define K_STEPS 3")
-    result = run_rules(SourceFile("x.cu", odd.encode(), "cuda"), [rules.get("MFMA002")], RuleContext(), agent="microarch")
+    result = _mma(odd)
     assert any("odd count (3)" in f.message and "`k`" in f.message for f in result.findings)
     out = result.patch.apply_to(odd.encode()).decode()
     assert "k += 2" not in out.split("void warp_tile(")[1].split("\n}")[0]
     runtime = before.replace("k < K_STEPS", "k < count")
-    result = run_rules(SourceFile("x.cu", runtime.encode(), "cuda"), [rules.get("MFMA002")], RuleContext(), agent="microarch")
+    result = _mma(runtime)
     tile = result.patch.apply_to(runtime.encode()).decode().split("void warp_tile(")[1].split("\n}")[0]
     paired, _, unpaired = tile.partition("} else {")
     assert "if ((count) % 2 == 0) {" in paired and "k += 2" in paired and "porter_mma_m16n16k32_bf16" in paired
@@ -255,12 +261,12 @@ def test_consecutive_mma_steps_pair_only_as_whole_two_by_two_groups() -> None:
         return f"__device__ void f(float (*c)[4], const unsigned (*a)[4], const unsigned (*b)[2][2]) {{\n{lines}\n}}\n"
 
     text = body([(0, 1), (0, 0), (1, 0), (1, 1)])
-    result = run_rules(SourceFile("x.cu", text.encode(), "cuda"), [rules.get("MFMA002")], RuleContext(), agent="microarch")
+    result = _mma(text)
     out = result.patch.apply_to(text.encode()).decode()
     assert "porter_mma_m16n16k32_f16(c[1], c[0], a[0], a[1], b[0][1], b[0][0], b[1][1], b[1][0]);" in out
     assert "mma.sync" not in out and out.count("porter_mma") == 1
     three = body([(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)])
-    result = run_rules(SourceFile("x.cu", three.encode(), "cuda"), [rules.get("MFMA002")], RuleContext(), agent="microarch")
+    result = _mma(three)
     out = result.patch.apply_to(three.encode()).decode()
     assert "porter_mma_m16n16k32" not in out and out.count("porter_mma_m16n8k16_f16") == 5
 
@@ -280,7 +286,65 @@ __device__ void tile(Acc* c, const FragA* fa, const unsigned (*fb)[2][2]) {
       mma(c[n].x, fa[k].r, fb[k][n], c[n].x);
 }
 """
-    result = run_rules(SourceFile("x.cu", text.encode(), "cuda"), [rules.get("MFMA002")], RuleContext(), agent="microarch")
+    result = _mma(text)
     out = result.patch.apply_to(text.encode()).decode()
     assert ("porter_mma_m16n16k32_bf16(c[n].x, c[n + 1].x, fa[k].r, fa[k + 1].r, fb[k][n], fb[k][n + 1], "
             "fb[k + 1][n], fb[k + 1][n + 1]);") in out
+
+
+def test_mfma002_leaves_the_steps_mfma006_pairs_and_the_two_rewrite_every_asm() -> None:
+    """Both rules read the original text in one pass: MFMA002 alone leaves the asm of a pairable nest
+    (MFMA006's to rewrite) and rewrites the rest; together no m16n8k16 asm is left, and the unpaired
+    asm steps (one accumulator, the wrapper bodies, the #define) are MFMA002's."""
+    text = (RULES / "MFMA006" / "before.cu").read_text()
+    alone = _mma(text, ("MFMA002",))
+    out = alone.patch.apply_to(text.encode()).decode()
+    tile_asm = out.split("void warp_tile_asm(")[1].split("\n}")[0]
+    assert "asm volatile(\"mma.sync.aligned.m16n8k16" in tile_asm and "porter_mma" not in tile_asm
+    both = _mma(text)
+    out = both.patch.apply_to(text.encode()).decode()
+    assert re.findall(r"mma\.sync\.aligned\.m16n8k\d+", out) == ["mma.sync.aligned.m16n8k8"]  # tf32: reported
+    assert out.count("porter_mma_m16n16k32_") == 5  # four nests, one unrolled run
+    assert {f.rule for f in both.findings if "porter_mma_m16n16k32" in f.message} == {"MFMA006"}
+
+
+def test_warp_literal_inside_a_paired_step_is_left_to_mfma006() -> None:
+    """MFMA004 (id before MFMA006) would name `threadIdx.x % 32` inside a step MFMA006 pairs; its edit
+    would take those bytes first and leave the asm unrewritten. It leaves them to MFMA006, whose paired
+    call carries the expression as written (as when the pairing was part of MFMA002)."""
+    text = """__global__ void g(float (*acc)[4], const unsigned (*a)[4], const unsigned (*b)[64][2]) {
+  const int lane = threadIdx.x % 32;
+  for (int k = 0; k < 2; ++k)
+    for (int n = 0; n < 2; ++n)
+      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                   : "+f"(acc[n][0]), "+f"(acc[n][1]), "+f"(acc[n][2]), "+f"(acc[n][3])
+                   : "r"(a[k][0]), "r"(a[k][1]), "r"(a[k][2]), "r"(a[k][3]), "r"(b[n][threadIdx.x % 32][0]),
+                     "r"(b[n][threadIdx.x % 32][1]));
+}
+"""
+    result = _mma(text, ("MFMA002", "MFMA004", "MFMA006"))
+    out = result.patch.apply_to(text.encode()).decode()
+    assert "asm" not in out
+    assert "const int lane = threadIdx.x % porter_mfma::warp_threads;" in out
+    assert ("porter_mma_m16n16k32_f16(acc[n], acc[n + 1], a[k], a[k + 1], b[n][threadIdx.x % 32], "
+            "b[n + 1][threadIdx.x % 32], b[n][threadIdx.x % 32], b[n + 1][threadIdx.x % 32]);") in out
+
+
+def test_mma_sync_pairing_steps_every_use_of_the_loop_variables() -> None:
+    """The k + 1 and n + 1 operands substitute the loop variable wherever it is used in an index,
+    not only as a whole subscript: `b[k * 2 + n]` at step k + 1 is `b[(k + 1) * 2 + n]` (reading
+    b[k * 2 + n] again would pair the wrong products, silently)."""
+    text = """__device__ void mma(float* d, const unsigned* a, const unsigned* b, const float* c) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
+               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+}
+__device__ void tile(float (*acc)[4], const unsigned (*a)[4], const unsigned (*b)[2], int j) {
+  for (int k = 0; k < 2; ++k)
+    for (int n = 0; n < 2; ++n)
+      mma(acc[n + j], a[k], b[k * 2 + n], acc[n + j]);
+}
+"""
+    out = _mma(text).patch.apply_to(text.encode()).decode()
+    assert ("porter_mma_m16n16k32_bf16(acc[n + j], acc[(n + 1) + j], a[k], a[k + 1], b[k * 2 + n], "
+            "b[k * 2 + (n + 1)], b[(k + 1) * 2 + n], b[(k + 1) * 2 + (n + 1)]);") in out

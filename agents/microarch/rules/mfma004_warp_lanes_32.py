@@ -16,6 +16,8 @@ After:
 
 Fix safety: safe with --matrix porter (the value is unchanged: 32). With --matrix rocwmma the
     fragments are per wave64, so the kernel's warps per block halve: reported, not rewritten.
+    Inside an mma.sync step MFMA006 pairs, the literal is left to that rewrite (its paired call
+    carries the expression as written).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import re
 from collections.abc import Iterator
 
 from porter import cuda_patterns as patterns
+from porter.agents.microarch import mfma
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
@@ -44,6 +47,7 @@ def _trigger(data: bytes, ctx: RuleContext) -> bool:
 def warp_lanes_32(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     if not _trigger(unit.data, ctx):
         return
+    paired: list[tuple[int, int]] | None = None  # MFMA006's spans, read at the first literal
     for function in _tensor_core_functions(unit):
         for expr in unit.captures("(binary_expression) @e", function):
             op = unit.text(expr.child_by_field_name("operator"))
@@ -67,6 +71,10 @@ def warp_lanes_32(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
                           "32-lane warp index no longer names a fragment's owner; the launch needs a look",
                           severity=Severity.warning)
                 continue
+            if paired is None:
+                paired = mfma.paired_mma_spans(unit) if b"mma.sync" in unit.data else []
+            if mfma.within(paired, number.start_byte, number.end_byte):
+                continue  # MFMA006 rewrites these bytes: rules take edits in id order, and 004 < 006
             yield Hit(number.start_byte, number.end_byte,
                       f"`{text}`: a 32-lane warp under porter's MFMA mapping (two warps per wave64)",
                       edits=(Edit(number.start_byte, number.end_byte, NAMED[op][1]),))
