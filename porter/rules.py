@@ -17,7 +17,6 @@ import operator
 import pkgutil
 import posixpath
 import re
-import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
