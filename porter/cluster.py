@@ -77,6 +77,12 @@ class Resources:
     # In-process, whether a thread pool overlaps these tasks: true for work that waits on a
     # compiler subprocess; rule runs hold the GIL and stay serial.
     local_threads: bool = False
+    # In-process with worker processes (LocalDispatcher(processes > 1)): whether every map of
+    # these goes to them, however few items or bytes it has (`min_items`, `min_bytes` keep a small
+    # map here). A run's header waves (porter.rules.run_on_files) are small maps between large
+    # ones: run here, their rules made this process scan the project's names (porter.symbols)
+    # the workers had already scanned, while the workers waited.
+    spread_small: bool = False
 
     def ray_options(self) -> dict[str, Any]:
         opts: dict[str, Any] = {"num_cpus": self.num_cpus, "num_gpus": self.num_gpus}
@@ -108,6 +114,7 @@ class Resources:
 
 
 RULES = Resources("rules", num_cpus=1)
+HEADER_RULES = Resources("rules", num_cpus=1, spread_small=True)  # a rule run over a header, before the other files
 GFX950_COMPILE = Resources("gfx950-compile", num_cpus=1, custom=(("clang22", 1),), local_threads=True)
 NVCC_BUILD = Resources("nvcc-build", num_cpus=1, custom=(("nvcc", 1),), local_threads=True)
 # A Triton module's check: AOT compiles and interpreter numerics, on CPUs only.
@@ -315,7 +322,11 @@ class LocalDispatcher(Dispatcher):
             self._pool = None
 
     def _spread(self, items: list, resources: Resources) -> bool:
-        if self._pool is None or resources.local_threads or len(items) < max(self.min_items, 2):
+        if self._pool is None or resources.local_threads or not items:
+            return False
+        if resources.spread_small:
+            return True
+        if len(items) < max(self.min_items, 2):
             return False
         return sum(_size(item) for item in items) >= self.min_bytes
 

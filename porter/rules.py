@@ -17,7 +17,6 @@ import operator
 import pkgutil
 import posixpath
 import re
-import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
@@ -471,7 +470,8 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
     and yields its own patch, written against the previous pass's result.
     Headers run first, so that a unit's rules see the headers it includes as rewritten
     (`RuleContext.sources`): those that include no header of the tree through the dispatcher, the
-    others then one after the other here, in order; the other files then go to the run's
+    others then in waves through it, each as it would have run one after the other in order (it
+    sees the headers before it that it may observe, as they left them); the other files then go to the run's
     dispatcher (porter.cluster: in-process, or one Ray task each, given the bytes to read and
     the headers as rewritten). Findings and patches come back in the order of `records`.
     """
@@ -484,32 +484,36 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
         ctx = replace(ctx, tree=(tree := {path: read(path) for path in c_files}))
     if isinstance(ctx.project, frozenset) and not ctx.project:  # scanned when a rule first asks
         ctx = replace(ctx, project=ProjectNames(tree.values() if tree is not None else map(read, c_files)))
-    headers: dict[str, bytes] = {}
     done: dict[str, FileRules] = {}
     dispatcher = cluster.current()
     hdrs = [r for r in records if _is_header(r.path) and (lang := rule_lang(r)) is not None and rules_for(agent, lang)]
     hdr_data = {r.path: _read(read, r.path) for r in hdrs}
     # A header that names no other header of the tree in any string (its quoted includes among
     # them) sees no header through RuleContext.included, whatever ran before it: those go to the
-    # dispatcher first, as one map, and the others run here in order, each seeing the headers
-    # before it as they left them.
+    # dispatcher first, as one map.
     alone = [r for r in hdrs if _names_no_header(r.path, hdr_data[r.path], hdr_data)]
     alone_job = _FileJob(agent, ctx, stages, {})
-    results = dispatcher.map(_rules_on_file, [(r, hdr_data[r.path]) for r in alone], resources=cluster.RULES,
+    results = dispatcher.map(_rules_on_file, [(r, hdr_data[r.path]) for r in alone], resources=cluster.HEADER_RULES,
                              shared=alone_job, label=lambda item: f"{agent}:{item[0].path}")
     for record, result in zip(alone, results):
         if isinstance(result, cluster.TaskFailed):  # its node was lost twice: run it here
             result = _rules_on_file(alone_job, (record, hdr_data[record.path]))
         done[record.path] = result
-    for record in hdrs:
-        out = done.get(record.path)
-        if out is None:
-            start = time.perf_counter()
-            done[record.path] = out = _rules_on_file(_FileJob(agent, ctx, stages, headers), (record, hdr_data[record.path]))
-            dispatcher.durations.append(cluster.TaskRecord("rules-driver", f"{agent}:{record.path}",
-                                                              time.perf_counter() - start))
-        if out.lang == "cuda" and out.complete and out.data is not None:
-            headers[record.path] = out.data
+    # The others in waves: a header runs once every earlier header it may see (`_header_views`)
+    # has run, all of a wave as one map, each seeing exactly those: what its rules can observe of
+    # the headers before it is what the one-after-the-other order showed them.
+    views = _header_views([r.path for r in hdrs], hdr_data, set(done))
+    while len(done) < len(hdrs):
+        wave = [r for r in hdrs if r.path not in done and all(p in done for p in views[r.path])]
+        wave_job = _FileJob(agent, ctx, stages, _left(hdrs, done))
+        items = [(r, hdr_data[r.path], views[r.path]) for r in wave]
+        results = dispatcher.map(_header_on_file, items, resources=cluster.HEADER_RULES, shared=wave_job,
+                                 label=lambda item: f"{agent}:{item[0].path}")
+        for item, result in zip(items, results):
+            if isinstance(result, cluster.TaskFailed):  # its node was lost twice: run it here
+                result = _header_on_file(wave_job, item)
+            done[item[0].path] = result
+    headers = _left(hdrs, done)
     rest = [r for r in records if r.path not in done and (lang := rule_lang(r)) is not None and rules_for(agent, lang)]
     job = _FileJob(agent, ctx, stages, headers, uuid.uuid4().hex, data=False)
     results = dispatcher.map(_rules_on_file, [(r, _read(read, r.path)) for r in rest], resources=cluster.RULES,
@@ -724,6 +728,70 @@ def _names_no_header(path: str, data: bytes | Exception, headers: Mapping[str, o
         if target != path and target in headers:
             return False
     return True
+
+
+def _header_views(paths: list[str], data: Mapping[str, bytes | Exception], alone: set[str]) -> dict[str, tuple[str, ...]]:
+    """For each header of `paths` (in the order they would run one after the other), the earlier
+    ones whose text its rules may observe: every earlier header whose last path component a
+    string in it names (RuleContext.included finds a header by the path an `#include "..."`
+    resolves to, whose last component is the string's; a trigger asks whether any string names
+    one of the run's headers by that component), then those the found ones name, transitively
+    (a rule follows includes down). A string whose last component is empty, `.` or `..`
+    (`"dir/"`) could name any: it sees every earlier header. The `alone` ones (which name no
+    other header) see none. A header's wave waits on these only."""
+    by_base: dict[str, list[str]] = {}
+    for path in paths:
+        by_base.setdefault(posixpath.basename(path), []).append(path)
+    named: dict[str, set[str] | None] = {}
+    for path in paths:
+        text = data[path]
+        if path in alone or isinstance(text, Exception):  # a failed read raises before any rule runs
+            named[path] = set()
+            continue
+        found: set[str] | None = set()
+        for m in _STRING.finditer(text):
+            base = posixpath.basename(m.group(1).decode("utf-8", "replace"))
+            if base in ("", ".", ".."):
+                found = None
+                break
+            found.update(by_base.get(base, ()))
+        named[path] = found
+    views: dict[str, tuple[str, ...]] = {}
+    for i, path in enumerate(paths):
+        earlier = set(paths[:i])
+        if named[path] is None:
+            views[path] = tuple(paths[:i])
+            continue
+        seen: set[str] = set()
+        todo = [p for p in named[path] if p in earlier]
+        while todo:
+            p = todo.pop()
+            if p in seen:
+                continue
+            seen.add(p)
+            more = named[p]
+            todo.extend(q for q in (earlier if more is None else more) if q in earlier and q not in seen)
+        views[path] = tuple(p for p in paths[:i] if p in seen)
+    return views
+
+
+def _left(hdrs, done: Mapping[str, FileRules]) -> dict[str, bytes]:
+    """The headers of `hdrs` that have run, as their rules left them, in order (those a file that
+    includes them sees: CUDA ones whose run completed)."""
+    out = {}
+    for record in hdrs:
+        run = done.get(record.path)
+        if run is not None and run.lang == "cuda" and run.complete and run.data is not None:
+            out[record.path] = run.data
+    return out
+
+
+def _header_on_file(job: _FileJob, item) -> FileRules:
+    """A header's rule run (`item`: record, bytes, the earlier headers it sees), given only the
+    headers of `job` that `_header_views` found it may observe."""
+    record, data, view = item
+    mine = {p: job.headers[p] for p in view if p in job.headers}
+    return _rules_on_file(replace(job, headers=mine), (record, data))
 
 
 def _is_header(path: str) -> bool:

@@ -15,6 +15,7 @@ files never ask skips the scan.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
@@ -62,18 +63,26 @@ def project_names(files: Iterable[bytes]) -> frozenset[str]:
 class ProjectNames(AbstractSet[str]):
     """`project_names(files)`, computed when first asked (`name in names`), once per object.
 
-    Pickled with the names once known, else with the files: a worker process that needs them
-    computes them itself, once per map (porter.cluster hands each worker a map's context once)."""
+    Pickled with the names once known, else with the files and a key: a worker process that
+    needs them computes them itself, once per run, not once per map (porter.cluster hands each
+    worker a map's context once per map, and a run's header waves are maps of their own): the
+    names a process computed are kept by key (`_KNOWN`), for the copies later maps send."""
 
-    def __init__(self, files: Iterable[bytes], names: frozenset[str] | None = None) -> None:
+    def __init__(self, files: Iterable[bytes], names: frozenset[str] | None = None, key: str = "") -> None:
+        if names is None and key:
+            names = _KNOWN.get(key)
         self._files = () if names is not None else tuple(files)
         self._names = names
+        self._key = key or os.urandom(12).hex()
 
     @property
     def names(self) -> frozenset[str]:
         if self._names is None:
             self._names = project_names(self._files)
             self._files = ()
+            _KNOWN[self._key] = self._names
+            while len(_KNOWN) > 2:
+                _KNOWN.pop(next(iter(_KNOWN)))
         return self._names
 
     def __contains__(self, name: object) -> bool:
@@ -86,4 +95,7 @@ class ProjectNames(AbstractSet[str]):
         return len(self.names)
 
     def __reduce__(self):
-        return (ProjectNames, (self._files, self._names))
+        return (ProjectNames, (self._files, self._names, self._key))
+
+
+_KNOWN: dict[str, frozenset[str]] = {}  # names computed in this process, by ProjectNames key (the latest two runs)
