@@ -59,8 +59,6 @@ def _trigger(data: bytes, ctx: RuleContext) -> bool:
 
 @rule(id="MFMA001", lang="cuda", severity="error", fix="safe", trigger=_trigger)
 def wmma_api(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    if not _trigger(unit.data, ctx):
-        return
     matrix = ctx.options.matrix
     blockers = list(mfma.wmma_unsupported(unit, ctx.included(unit)))
     for start, end, why in blockers:

@@ -50,8 +50,6 @@ _STATEMENTS = "(expression_statement (gnu_asm_expression)) @s"
 @rule(id="MFMA002", lang="cuda", severity="error", fix="safe",
       trigger=any_of(["mma.sync"]))
 def mma_sync_ptx(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    if b"mma.sync" not in unit.data:
-        return
     # The steps MFMA006 pairs are its to rewrite (both rules read the original text, in one pass).
     paired = mfma.paired_mma_spans(unit)
     # The file's statements, then the asm a #define holds (`#define HMMA16816(RD0, ...) asm volatile(...)`:

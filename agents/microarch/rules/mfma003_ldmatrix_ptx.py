@@ -33,8 +33,6 @@ _STATEMENTS = "(expression_statement (gnu_asm_expression)) @s"
 @rule(id="MFMA003", lang="cuda", severity="error", fix="safe",
       trigger=any_of(["ldmatrix"]))
 def ldmatrix_ptx(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    if b"ldmatrix" not in unit.data:
-        return
     for statement in unit.captures(_STATEMENTS):
         asm = mfma.parse_asm(unit, statement)
         if asm is None or not asm.mnemonic.startswith("ldmatrix"):

@@ -45,8 +45,6 @@ def _trigger(data: bytes, ctx: RuleContext) -> bool:
 
 @rule(id="MFMA004", lang="cuda", severity="info", fix="safe", trigger=_trigger)
 def warp_lanes_32(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    if not _trigger(unit.data, ctx):
-        return
     paired: list[tuple[int, int]] | None = None  # MFMA006's spans, read at the first literal
     for function in _tensor_core_functions(unit):
         for expr in unit.captures("(binary_expression) @e", function):

@@ -58,8 +58,6 @@ _LOOPS = "(for_statement) @f"
 @rule(id="MFMA006", lang="cuda", severity="info", fix="safe",
       trigger=any_of(["mma.sync"]))
 def paired_mma_sync_steps(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    if b"mma.sync" not in unit.data:
-        return
     wrappers = mfma.mma_wrappers(unit)
     inner_loops: set[int] = set()  # the inner loops of the nests seen (loops come outer first)
     for loop in unit.captures(_LOOPS):

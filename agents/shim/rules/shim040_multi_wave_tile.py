@@ -36,8 +36,6 @@ HEADER = "compat/multi_wave_tile.h"
 @rule(id="SHIM040", lang="cuda", severity="info",
       trigger=any_of(["porter::"]))
 def multi_wave_tile(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    if b"porter::" not in unit.data:
-        return
     for m in USE.finditer(unit.data):
         if unit.is_code(m.start()):
             yield Hit(m.start(), m.end(), f"{m.group(0).decode()} is porter's multi-wavefront tile support: "

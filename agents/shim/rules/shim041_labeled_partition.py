@@ -29,8 +29,6 @@ HEADER = "compat/labeled_partition.h"
 @rule(id="SHIM041", lang="cuda", severity="info",
       trigger=any_of(["porter::labeled_partition"]))
 def labeled_partition(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    if b"porter::labeled_partition" not in unit.data:
-        return
     for m in USE.finditer(unit.data):
         if unit.is_code(m.start()):
             yield Hit(m.start(), m.end(), "porter::labeled_partition is porter's labeled_partition for HIP: "

@@ -44,8 +44,6 @@ def _trigger(data: bytes, ctx: RuleContext) -> bool:
 
 @rule(id="HIP012", lang="cuda", severity="info", fix="safe", trigger=_trigger)
 def integer_min_max(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    if not _trigger(unit.data, ctx):
-        return
     for found in unit.matches(_CALLS):
         fn = found["fn"][0]
         name = unit.text(fn)

@@ -68,8 +68,6 @@ _REDUCE_HEADER = re.compile(rb'#[ \t]*include[ \t]*[<"]cooperative_groups/reduce
 @rule(id="HIP015", lang="cuda", severity="error", fix="safe",
       trigger=lambda data, ctx: b"block_tile_memory" in data)
 def block_tile_memory(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    if b"block_tile_memory" not in unit.data:
-        return
     wave = hardware.get(ctx.options.arch).wave_size
     multi_wave = False
     for decl in SCRATCH.finditer(unit.data):

@@ -36,8 +36,6 @@ CALL = re.compile(rb"\b(?:(?:::)?cooperative_groups|cg)\s*::\s*labeled_partition
 @rule(id="HIP017", lang="cuda", severity="error", fix="safe",
       trigger=lambda data, ctx: b"labeled_partition" in data)
 def labeled_partition(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
-    if b"labeled_partition" not in unit.data:
-        return
     for m in CALL.finditer(unit.data):
         if not unit.is_code(m.start()):
             continue
