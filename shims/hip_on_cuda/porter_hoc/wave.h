@@ -341,10 +341,6 @@ __device__ inline unsigned lanes_of(unsigned wave, unsigned half, unsigned nthre
   const unsigned in_warp = in_wave > 32u * half ? min(32u, in_wave - 32u * half) : 0u;
   return in_warp == 32u ? 0xffffffffu : ((1u << in_warp) - 1u);
 }
-/* The lanes of the other warp of a two-warp wave that exist. */
-__device__ inline unsigned partner_lanes(const WavePos& p) {
-  return lanes_of(p.wave, p.half ^ 1u, blockDim.x * blockDim.y * blockDim.z);
-}
 
 /* The wave's hardware transaction barrier (PTX mbarrier, sm_80+), expecting 64 arrivals per
  * phase, 32 from each warp (arrive_and_wait). Shared memory is not initialised: warp 0 of the
