@@ -274,20 +274,14 @@ __device__ inline void sync_lanes(unsigned mask) {
     porter_hoc_cuda_syncwarp(mask);
 }
 
-/* CUDA's ballot over `mask` (the live lanes of the calling warp), with the constant full mask
- * when the whole warp takes part. For a vote.sync whose mask is in a register ptxas checks the
- * mask against the converged lanes first (REDUX.OR, R2UR and a divergence branch before the
- * VOTE, sm_90 SASS); with the constant mask that check is one uniform branch. Used by the
- * ballots (before their arrival: on the partner's critical path too); measured 0.6% on the
- * ballot loop (session 5), so it is not what makes a ballot slower than a shuffle. */
+/* CUDA's ballot over `mask` (the live lanes of the calling warp), used by the ballots before
+ * their arrival (on the partner's critical path too). The mask in a register: ptxas checks it
+ * against the converged lanes first (REDUX.OR, R2UR and a divergence branch before the VOTE,
+ * sm_90 SASS), and schedules that early. Session 5 picked the constant full mask behind a test
+ * of `mask` (0.6% on the ballot loop then); with session 6's barrier that test and its branch
+ * cost 7% of a ballot (variants s6_a / s6_rmballot of session 6, call 2). */
 __device__ inline unsigned warp_ballot(unsigned mask, int predicate) {
-  return mask == 0xffffffffu ? porter_hoc_cuda_ballot_sync(0xffffffffu, predicate)
-                             : porter_hoc_cuda_ballot_sync(mask, predicate);
-}
-/* The same for "the predicate holds on every lane of `mask`" (the wave barrier's wait). */
-__device__ inline bool warp_all(unsigned mask, bool predicate) {
-  return mask == 0xffffffffu ? porter_hoc_cuda_all_sync(0xffffffffu, predicate)
-                             : porter_hoc_cuda_all_sync(mask, predicate);
+  return porter_hoc_cuda_ballot_sync(mask, predicate);
 }
 
 /* The calling warp was given up by its partner (presumed exited), but is running: say so and stop. */
@@ -639,12 +633,14 @@ __device__ inline unsigned long long wave_round(const WavePos& p, unsigned live,
   // loop on a flag: with a `break` out of the loop ptxas gave each collective's first vote a
   // convergence register of its own, and where many collectives are inlined (split_wave) it ran
   // out of them and saved them in general registers (plain nvcc: 67 registers, 1024-thread
-  // blocks would not launch; this form: 64).
-  bool done = warp_all(live, mbar_try_wait(bar, state));
+  // blocks would not launch; this form: 63). The vote's mask is the live lanes in a register,
+  // not the constant full mask behind a test of them (session 5): the test's branch cost more
+  // than ptxas's own check of the mask (session 6, call 2: -1% to -7% but for xor +1%).
+  bool done = porter_hoc_cuda_all_sync(live, mbar_try_wait(bar, state));
   unsigned start = 0;
   for (unsigned tries = 1; !done; ++tries) {
     if (leader && (tries & 7u) == 3u) start = wait_cold(start);
-    done = warp_all(live, mbar_try_wait(bar, state));
+    done = porter_hoc_cuda_all_sync(live, mbar_try_wait(bar, state));
   }
   // Loaded in this order, before any use (volatile: not sunk), so they share one round trip.
   const unsigned theirs_at = shared_addr(&warp_words()[0][p.wave][p.half ^ 1u]) + kWarpWordsBuffer * buf;
