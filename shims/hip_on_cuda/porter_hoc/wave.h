@@ -274,14 +274,19 @@ __device__ inline void sync_lanes(unsigned mask) {
     porter_hoc_cuda_syncwarp(mask);
 }
 
-/* CUDA's ballot over `mask` (the live lanes of the calling warp), used by the ballots before
- * their arrival (on the partner's critical path too). The mask in a register: ptxas checks it
- * against the converged lanes first (REDUX.OR, R2UR and a divergence branch before the VOTE,
- * sm_90 SASS), and schedules that early. Session 5 picked the constant full mask behind a test
- * of `mask` (0.6% on the ballot loop then); with session 6's barrier that test and its branch
- * cost 7% of a ballot (variants s6_a / s6_rmballot of session 6, call 2). */
+/* CUDA's ballot over `mask` (the live lanes of the calling warp), with the constant full mask
+ * when the whole warp takes part. For a vote.sync whose mask is in a register ptxas checks the
+ * mask against the converged lanes first (REDUX.OR, R2UR and a divergence branch before the
+ * VOTE, sm_90 SASS); with the constant mask that check is one uniform branch. Used by the
+ * ballots (before their arrival: on the partner's critical path too); measured 0.6% on the
+ * ballot loop (session 5), so it is not what makes a ballot slower than a shuffle. */
 __device__ inline unsigned warp_ballot(unsigned mask, int predicate) {
   return porter_hoc_cuda_ballot_sync(mask, predicate);
+}
+/* The same for "the predicate holds on every lane of `mask`" (the wave barrier's wait). */
+__device__ inline bool warp_all(unsigned mask, bool predicate) {
+  return mask == 0xffffffffu ? porter_hoc_cuda_all_sync(0xffffffffu, predicate)
+                             : porter_hoc_cuda_all_sync(mask, predicate);
 }
 
 /* The calling warp was given up by its partner (presumed exited), but is running: say so and stop. */
@@ -471,30 +476,6 @@ __device__ inline unsigned fresh_thread_index(unsigned* nthreads) {
   return tx + nx * (ty + ny * tz);
 }
 
-/* A barrier that is not the fast case: the warp's first in this block (its arrival word is not
- * this block's, or lacks kArrivalReady). Out of line, called by every live lane of the warp with
- * nothing but its live lanes; it reads its position and its arrival word anew (no lane of
- * the warp changes the word before the __syncwarp below), so the call site keeps few registers
- * live. The leader initialises the wave's mbarrier or waits for warp 0 to
- * (ready_wave), and the warp learns the outcome by a shuffle. Returns the warp's next arrival
- * word: this block's tag, the count advanced, kArrivalReady, and kArrivalAbsent when the warp
- * goes on alone. The __syncwarp first: every lane has read the old word before the leader
- * changes it (a lane that read the new one would take the fast path alone). */
-__device__ __noinline__ inline unsigned long long barrier_setup(unsigned live) {
-  unsigned n;
-  const unsigned t = fresh_thread_index(&n);
-  const unsigned wave = t / kWaveLanes, half = (t / 32u) & 1u;
-  const unsigned in_wave = min(kWaveLanes, n - wave * kWaveLanes);
-  const unsigned long long tag = arrival_tag();
-  const unsigned long long seen = ld_relaxed64(shared_addr(&arrivals()[wave][half]));  // as the caller read it
-  const unsigned long long next = count_bumped(((seen ^ tag) & kArrivalTag) == 0ull ? seen : tag);
-  sync_lanes(live);
-  unsigned r = 0u;
-  if (t % 32u == static_cast<unsigned>(__ffs(live) - 1))
-    r = ready_wave(wave, half, (in_wave + 31u) / 32u, static_cast<unsigned>(next), tag);
-  return next | porter_hoc_cuda_shfl_sync(live, r, __ffs(live) - 1, 32);
-}
-
 /* The cold part of a wait at the wave's mbarrier, run by the leader at its 3rd, 11th, 19th ...
  * unsuccessful try_wait: the partner went on alone (this warp was given up: trap), the partner
  * exited (a guarded kernel whose partner's lanes all exited before it used the barrier; a warp
@@ -562,6 +543,69 @@ __device__ __noinline__ inline unsigned wait_cold(unsigned start) {
   return start;
 }
 
+/* The collective's barrier in every case but the fast one (out of line): a warp with inactive
+ * lanes, the warp's first barrier in this block (barrier_setup's work), or a warp that goes on
+ * alone (kArrivalAbsent: its own mbarrier). Everything wave_round does up to and including the
+ * wait, for any live mask: the leader (first live lane) stands in for the inactive lanes, the
+ * vote runs over the live lanes. Reads its position and its arrival word anew. Returns the
+ * warp's arrival word of this barrier (`next`). */
+/* The first barrier of a warp in this block (its arrival word is not this block's, or lacks
+ * kArrivalReady). Out of line, called by every live lane of the warp with nothing but its live
+ * lanes; it reads its position and its arrival word anew (no lane of the warp changes the word
+ * before the __syncwarp below), so the call site keeps few registers live. The leader
+ * initialises the wave's mbarrier or waits for warp 0 to (ready_wave), and the warp learns the
+ * outcome by a shuffle. Returns the warp's next arrival word: this block's tag, the count
+ * advanced, kArrivalReady, and kArrivalAbsent when the warp goes on alone. The __syncwarp
+ * first: every lane has read the old word before the leader changes it (a lane that read the
+ * new one would take the fast path alone). */
+__device__ __noinline__ inline unsigned long long barrier_setup(unsigned live) {
+  unsigned n;
+  const unsigned t = fresh_thread_index(&n);
+  const unsigned wave = t / kWaveLanes, half = (t / 32u) & 1u;
+  const unsigned in_wave = min(kWaveLanes, n - wave * kWaveLanes);
+  const unsigned long long tag = arrival_tag();
+  const unsigned long long seen = ld_relaxed64(shared_addr(&arrivals()[wave][half]));  // as the caller read it
+  const unsigned long long next = count_bumped(((seen ^ tag) & kArrivalTag) == 0ull ? seen : tag);
+  sync_lanes(live);
+  unsigned r = 0u;
+  if (t % 32u == static_cast<unsigned>(__ffs(live) - 1))
+    r = ready_wave(wave, half, (in_wave + 31u) / 32u, static_cast<unsigned>(next), tag);
+  return next | porter_hoc_cuda_shfl_sync(live, r, __ffs(live) - 1, 32);
+}
+
+/* The collective's barrier in every case but the fast one (out of line), after barrier_setup
+ * where the warp had not used the barrier yet: a warp with inactive lanes, or a warp that goes
+ * on alone (kArrivalAbsent: its own mbarrier). Everything wave_round's fast path does up to and
+ * including the wait, for any live mask: the leader (first live lane) stands in for the
+ * inactive lanes, the vote runs over the live lanes. `next`: the warp's arrival word of this
+ * barrier. Returns it again, read anew after the wait (wait_cold may have added
+ * kArrivalAbsent; the parity is the same). */
+template <bool kData>
+__device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsigned long long mine, unsigned value,
+                                                             unsigned long long next) {
+  const unsigned t = fresh_thread_index(nullptr);
+  const unsigned wave = t / kWaveLanes, half = (t / 32u) & 1u, lane = t % kWaveLanes;
+  const unsigned own = shared_addr(&arrivals()[wave][half]);
+  const bool leader = (t % 32u) == static_cast<unsigned>(__ffs(live) - 1);
+  const unsigned buf = static_cast<unsigned>(next) & 1u;
+  if (kData) st_weak32(shared_addr(&scratch().slot[buf][wave][lane]), value);
+  st_weak64(shared_addr(&warp_words()[buf][wave][half]), mine);
+  const unsigned bar = (next & kArrivalAbsent) ? shared_addr(&alone_mbarriers()[wave][half])
+                                               : shared_addr(&wave_mbarriers()[wave]);
+  if (leader) st_relaxed(own, next);
+  const unsigned long long state = mbar_arrive(bar, leader ? 33u - __popc(live) : 1u);
+  bool done = warp_all(live, mbar_try_wait(bar, state));
+  unsigned start = 0;
+  for (unsigned tries = 1; !done; ++tries) {
+    if (leader && (tries & 7u) == 3u) start = wait_cold(start);
+    done = warp_all(live, mbar_try_wait(bar, state));
+  }
+  // The word read anew rather than kept across the wait (registers: this runs inside every
+  // collective's call chain); its parity is `next`'s (wait_cold may only have added
+  // kArrivalAbsent), and every lane's wait acquired the leader's store.
+  return ld_relaxed64(own);
+}
+
 /* One wave barrier with its exchange of warp words, and (kData) of one 32-bit value per lane:
  * every live lane of the calling warp calls it with the warp's word `mine` (the same in every
  * lane; its live lanes in bits 0-31), and, for kData, its value and the lane `src` (0..63) to
@@ -569,19 +613,21 @@ __device__ __noinline__ inline unsigned wait_cold(unsigned start) {
  * slot (to be masked by the live lanes; a slot of a lane that did not take part may be stale),
  * *buf: the buffer used.
  *
- * The fast path (a warp of a two-warp wave that has used the wave's barrier in this block) is
- * straight code with one test and the wait's branch:
- *   - the own arrival word: one load and ONE test (this block's tag and kArrivalReady; the
- *     first barrier is out of line in barrier_setup). Its count's parity picks the buffer; its
- *     kArrivalAbsent picks the warp's own mbarrier instead of the wave's (a select, no branch);
- *   - the stores: the lane's slot and the warp word (every lane, one instruction each), the
- *     leader's arrival word;
- *   - one arrival per live lane, the leader's standing in for the inactive lanes (32 per warp
- *     per phase), release: each lane publishes its own stores, so no __syncwarp before it;
- *   - the wait: a warp vote on each lane's try_wait on its own token (session 5: vote.sync
- *     makes the live lanes leave together from a warp-synchronous instruction, and each lane's
- *     acquire orders what it reads after it, so no __syncwarp after it); the loop, with the
- *     leader's wait_cold, only after a vote found the phase incomplete;
+ * The fast path (a whole warp - all 32 lanes live - of a two-warp wave that has used the wave's
+ * barrier in this block) is straight code with one test and the wait's branch:
+ *   - the own arrival word: one load and ONE test, together with "all 32 lanes live" (this
+ *     block's tag, kArrivalReady, no kArrivalAbsent); everything else - inactive lanes, the
+ *     first barrier, a warp alone - is out of line in round_cold. The count's parity picks
+ *     the buffer;
+ *   - the stores: the lane's slot and the warp word (every lane, one instruction each), lane
+ *     0's arrival word;
+ *   - one arrival per lane (release: each lane publishes its own stores, so no __syncwarp
+ *     before it);
+ *   - the wait: a warp vote (constant full mask) on each lane's try_wait on its own token
+ *     (session 5: vote.sync makes the lanes leave together from a warp-synchronous
+ *     instruction, and each lane's acquire orders what it reads after it, so no __syncwarp
+ *     after it); the loop, with lane 0's wait_cold, only after a vote found the phase
+ *     incomplete;
  *   - the partner's warp word and src's slot, loaded together (one round trip, no test between);
  *   - the propagation of "no live lanes" (below): one predicated store, no branch.
  * Nothing tests the partner's arrival word: a partner that did not take part reads as a warp
@@ -613,35 +659,37 @@ __device__ inline unsigned long long wave_round(const WavePos& p, unsigned live,
                                                 unsigned src, unsigned* got, unsigned* buf_out) {
   const unsigned own = shared_addr(&arrivals()[p.wave][p.half]);
   const unsigned long long seen = ld_relaxed64(own);
-  const bool leader = (p.lane % 32u) == static_cast<unsigned>(__ffs(live) - 1);
   unsigned long long next = count_bumped(seen);
-  if (((seen ^ arrival_tag()) & (kArrivalTag | kArrivalReady)) != kArrivalReady) next = barrier_setup(live);
-  const unsigned buf = static_cast<unsigned>(next) & 1u;
-  // Both buffers' addresses are the same every call (kept in registers across a loop); the
-  // parity only selects one.
-  // Addresses from the buffer by arithmetic (one multiply-add each; selecting between two
-  // addresses kept in registers costs registers where many collectives are inlined).
   constexpr unsigned kSlotsBuffer = kMaxWaves * kWaveLanes * 4u;
-  if (kData) st_weak32(shared_addr(&scratch().slot[0][p.wave][p.lane]) + kSlotsBuffer * buf, value);
-  st_weak64(shared_addr(&warp_words()[0][p.wave][p.half]) + kWarpWordsBuffer * buf, mine);
-  const unsigned bar = (next & kArrivalAbsent) ? shared_addr(&alone_mbarriers()[p.wave][p.half])
-                                               : shared_addr(&wave_mbarriers()[p.wave]);
-  if (leader) st_relaxed(own, next);
-  // 32 arrivals per warp: one per live lane, the leader's standing in for the inactive lanes.
-  const unsigned long long state = mbar_arrive(bar, leader ? 33u - __popc(live) : 1u);
-  // The wait: a warp vote on each lane's try_wait, the first one outside the loop. Written as a
-  // loop on a flag: with a `break` out of the loop ptxas gave each collective's first vote a
-  // convergence register of its own, and where many collectives are inlined (split_wave) it ran
-  // out of them and saved them in general registers (plain nvcc: 67 registers, 1024-thread
-  // blocks would not launch; this form: 63). The vote's mask is the live lanes in a register,
-  // not the constant full mask behind a test of them (session 5): the test's branch cost more
-  // than ptxas's own check of the mask (session 6, call 2: -1% to -7% but for xor +1%).
-  bool done = porter_hoc_cuda_all_sync(live, mbar_try_wait(bar, state));
-  unsigned start = 0;
-  for (unsigned tries = 1; !done; ++tries) {
-    if (leader && (tries & 7u) == 3u) start = wait_cold(start);
-    done = porter_hoc_cuda_all_sync(live, mbar_try_wait(bar, state));
+  const unsigned long long tag = arrival_tag();
+  // One test, one branch: zero when the word is this block's, ready and not alone, and every
+  // lane of the warp is live.
+  if ((((seen ^ tag) & (kArrivalTag | kArrivalReady | kArrivalAbsent)) ^ kArrivalReady) | ~live) {
+    if (((seen ^ tag) & (kArrivalTag | kArrivalReady)) != kArrivalReady) next = barrier_setup(live);
+    next = round_cold<kData>(live, mine, value, next);
+  } else {
+    const unsigned buf = static_cast<unsigned>(next) & 1u;
+    // Addresses from the buffer by arithmetic (selecting between two addresses kept in
+    // registers costs registers where many collectives are inlined).
+    if (kData) st_weak32(shared_addr(&scratch().slot[0][p.wave][p.lane]) + kSlotsBuffer * buf, value);
+    st_weak64(shared_addr(&warp_words()[0][p.wave][p.half]) + kWarpWordsBuffer * buf, mine);
+    const unsigned bar = shared_addr(&wave_mbarriers()[p.wave]);
+    const bool leader = (p.lane % 32u) == 0u;
+    if (leader) st_relaxed(own, next);
+    const unsigned long long state = mbar_arrive(bar, 1u);
+    // The wait: a warp vote on each lane's try_wait, the first one outside the loop. Written
+    // as a loop on a flag: with a `break` out of the loop ptxas gave each collective's first
+    // vote a convergence register of its own, and where many collectives are inlined
+    // (split_wave) it ran out of them and saved them in general registers (plain nvcc: 67
+    // registers, 1024-thread blocks would not launch; this form: 64).
+    bool done = porter_hoc_cuda_all_sync(0xffffffffu, mbar_try_wait(bar, state));
+    unsigned start = 0;
+    for (unsigned tries = 1; !done; ++tries) {
+      if (leader && (tries & 7u) == 3u) start = wait_cold(start);
+      done = porter_hoc_cuda_all_sync(0xffffffffu, mbar_try_wait(bar, state));
+    }
   }
+  const unsigned buf = static_cast<unsigned>(next) & 1u;
   // Loaded in this order, before any use (volatile: not sunk), so they share one round trip.
   const unsigned theirs_at = shared_addr(&warp_words()[0][p.wave][p.half ^ 1u]) + kWarpWordsBuffer * buf;
   const unsigned long long theirs = ld_relaxed64(theirs_at);
@@ -741,16 +789,20 @@ class WaveCall {
    * lane of the warp), then waits for the whole wave. */
   __device__ void publish(unsigned value, unsigned warp_word = 0) { (void)exchange(value, p_.lane, warp_word); }
 
+  /* Publishes this warp's 32-bit word only (no per-lane value: the votes), then waits for the
+   * whole wave: no slot stored or loaded (value_of() is not to be used after it). */
+  __device__ void publish_word(unsigned warp_word) {
+    const unsigned long long mine = live_mine_ | (static_cast<unsigned long long>(warp_word) << 32);
+    compose(mine, wave_round<false>(p_, live_mine_, mine, 0u, 0u, nullptr, &buf_));
+  }
+
   /* publish(), and the value lane `src` (taken mod 64) published: 0 for an inactive lane (or a
    * lane of a partner that did not take part: its warp word reads 0). */
   __device__ unsigned exchange(unsigned value, unsigned src, unsigned warp_word = 0) {
     src %= kWaveLanes;
     const unsigned long long mine = live_mine_ | (static_cast<unsigned long long>(warp_word) << 32);
     unsigned v;
-    const unsigned long long theirs = wave_round<true>(p_, live_mine_, mine, value, src, &v, &buf_);
-    const unsigned long long w0 = p_.half ? theirs : mine, w1 = p_.half ? mine : theirs;
-    live64_ = (w0 & 0xffffffffull) | (w1 << 32);
-    words64_ = (w0 >> 32) | (w1 & ~0xffffffffull);
+    compose(mine, wave_round<true>(p_, live_mine_, mine, value, src, &v, &buf_));
     return ((live64_ >> src) & 1ull) ? v : 0u;
   }
 
@@ -770,6 +822,13 @@ class WaveCall {
   __device__ void finish() {}
 
  private:
+  /* The wave's live lanes and words from this warp's word and the partner's. */
+  __device__ void compose(unsigned long long mine, unsigned long long theirs) {
+    const unsigned long long w0 = p_.half ? theirs : mine, w1 = p_.half ? mine : theirs;
+    live64_ = (w0 & 0xffffffffull) | (w1 << 32);
+    words64_ = (w0 >> 32) | (w1 & ~0xffffffffull);
+  }
+
   WavePos p_;
   unsigned live_mine_;
   unsigned buf_ = 0;
@@ -883,7 +942,7 @@ __device__ inline T shfl_xor(T var, int lane_mask, int width = PORTER_HOC_WAVE_S
 __device__ inline unsigned long long ballot(int predicate) {
   WaveCall c;
   const unsigned mine = warp_ballot(c.live_mine(), predicate);
-  c.publish(0u, mine);
+  c.publish_word(mine);
   const unsigned long long r = c.words() & c.live();
   c.finish();
   return r;
@@ -891,7 +950,7 @@ __device__ inline unsigned long long ballot(int predicate) {
 
 __device__ inline unsigned long long activemask() {
   WaveCall c;
-  c.publish(0u);
+  c.publish_word(0u);
   const unsigned long long r = c.live();
   c.finish();
   return r;
@@ -903,7 +962,7 @@ __device__ inline int any(int predicate) { return ballot(predicate) != 0ull; }
 __device__ inline int all(int predicate) {
   WaveCall c;
   const unsigned mine = warp_ballot(c.live_mine(), predicate);
-  c.publish(0u, mine);
+  c.publish_word(mine);
   const int r = (c.words() & c.live()) == c.live();
   c.finish();
   return r;
@@ -964,7 +1023,7 @@ __device__ inline int all_sync(MaskT mask, int predicate) {
   check_mask<MaskT>();
   WaveCall c;
   const unsigned mine = warp_ballot(c.live_mine(), predicate);
-  c.publish(0u, mine);
+  c.publish_word(mine);
   const unsigned long long named = c.live() & static_cast<unsigned long long>(mask);
   const int r = (c.words() & named) == named;
   c.finish();
