@@ -12,9 +12,9 @@
  *   - A collective is an exchange through shared memory: every lane of the wave writes one
  *     64-bit slot, the two warps synchronise, every lane reads what it needs, the two warps
  *     synchronise again (so the next collective cannot overwrite a slot still being read).
- *   - The two warps synchronise through one arrival word per warp in the same scratch (below,
- *     "Wave barrier"); within a warp, __syncwarp over its live lanes. A wave of one warp (the
- *     tail of a block whose size is not a multiple of 64) needs only the __syncwarp.
+ *   - The two warps synchronise at the wave's barrier (below, "Wave barrier"). A wave of one
+ *     warp (the tail of a block whose size is not a multiple of 64) synchronises on a barrier
+ *     of its own warp, as a warp whose partner is gone does.
  *   - Lanes that have exited (returned) are inactive, as on AMD: a read from an inactive lane
  *     returns 0 (ds_bpermute_b32 semantics: "reading from inactive lanes returns 0", Rust
  *     core::arch::amdgpu::ds_bpermute docs), they contribute 0 to ballots and are excluded
@@ -25,40 +25,47 @@
  * barrier held up by exiting threads only for barriers of all threads of the CTA (PTX ISA,
  * "exit"), so a wave one of whose warps returned - on AMD simply a wave with half its lanes
  * inactive, e.g. an edge tile that one warp leaves - would wait forever. The barrier is the
- * wave's mbarrier (PTX's transaction barrier in shared memory, sm_80+; arrive_and_wait below):
+ * wave's mbarrier (PTX's transaction barrier in shared memory, sm_80+; wave_round below):
  * 64 arrivals per phase, 32 from each warp (one per live lane; the warp's leader arrives once
  * more for each of its inactive lanes), each lane waiting on the token of its own arrival.
  * Unlike a named barrier an mbarrier can be told that a warp is gone (`arrive_drop`: one
  * arrival now and one fewer expected in every later phase), and unlike a word in shared
  * memory that the other warp polls (the protocol until session 3 of 2026-12-01) the waiting
  * is done by the barrier unit: ~52 ns per barrier of a lone loop on the H200 against ~105 ns
- * for the best polled flag (bench/hip_on_cuda_protocols.cu). Each warp also keeps an arrival
- * word (its barrier count, and flags), stored by its leader before it arrives. The wait ends
- * in one of three ways:
+ * for the best polled flag (bench/hip_on_cuda_protocols.cu). Each warp keeps an arrival word
+ * (its barrier count, and flags), stored by its leader before it arrives, and publishes, for
+ * every barrier, a warp word (its live lanes and a 32-bit word such as its ballot) that the
+ * partner reads after the wait. The wait ends in one of three ways:
  *   - the partner arrives;
  *   - the partner has exited: every lane it has has left the kernel. Nothing on an NVIDIA GPU
  *     tells a warp that another has exited (no special register or instruction reads another
  *     warp's state), so the kernel tells it: porter's hip-on-cuda hipcc starts every kernel it
  *     compiles with an exit guard (KernelExit below; porter/toolchains/hoc_guard.py inserts
  *     it), whose destructor - run on every return path of every lane - sets the lane's bit in
- *     its warp's exited mask; the last lane of a warp to exit drops the warp's 32 arrivals
- *     from the mbarrier, so the partner's phase completes at once, without any clock. A warp
- *     whose lanes all exited before it ever used the barrier is seen in the mask;
+ *     its warp's exited mask; the last lane of a warp to exit zeroes the warp's word of its
+ *     next barrier and drops the warp's 32 arrivals from the mbarrier, so the partner's phase
+ *     (this one and every later one) completes with its own arrivals, without any clock. A
+ *     warp whose lanes all exited before it ever used the barrier is seen in the mask;
  *   - neither within PORTER_HOC_ABSENT_MS (default 100) of %globaltimer: a kernel built without
  *     the guard (plain nvcc, a kernel written by a macro, a kernel in a header), where an exit
  *     leaves no mark, or a partner that is alive elsewhere (a collective under a branch that
  *     splits the wave, a half held at __syncthreads). The waiting warp gives the partner up
- *     and goes on alone: it marks its own word absent and arrives in the partner's place until
- *     the phase completes (wait_cold). That costs one wait per such wave and block (later
- *     collectives of the warp see its own "absent" bit and do not wait). If the given-up warp
- *     was alive, its arrival falls into the next phase, which nobody completes, and its
- *     leader's look at the partner's word during the wait finds the mark and traps with a
- *     message naming the block and the wave (or, had it arrived at the very phase of the
- *     give-up, the giving-up warp traps): the run fails loudly, never with a silent wrong value
- *     and never with a hang.
- * After every completed barrier each lane reads the partner's word: a partner that did not
- * take part (it exited, or was given up) is gone for good, and the warp goes on alone from
- * then on (partner_gone), so a stale word is never compared with a later count.
+ *     and goes on alone: it zeroes the partner's warp words, marks its own word absent,
+ *     arrives in the partner's place until the phase completes, and synchronises on a barrier
+ *     of its own from then on (wait_cold, go_alone). That costs one wait per such wave and
+ *     block. If the given-up warp was alive, its arrival falls into the next phase of the
+ *     wave's barrier, which nobody completes, and its leader's look at the partner's word
+ *     during the wait finds the mark and traps with a message naming the block and the wave
+ *     (or, had it arrived at the very phase of the give-up, the giving-up warp traps): the run
+ *     fails loudly, never with a silent wrong value and never with a hang.
+ * No collective tests the partner's state (session 6): a partner that did not take part in a
+ * barrier - exited, given up, or absent (a one-warp wave) - reads as a warp word of no live
+ * lanes, which masks its slots and its ballot like any inactive lanes. Who writes that zero,
+ * and why it cannot race with a live partner, is in wave_round's comment (the exit guard for
+ * the barrier after the exit, the reader's predicated "propagation" store for the later ones,
+ * go_alone for a give-up). The fast path is one test - the own arrival word is this block's,
+ * ready, not alone, and all 32 lanes are live - and one branch; the first barrier, partial
+ * warps and a warp alone are out of line (barrier_setup, round_cold).
  * The mbarrier orders every arrival of a phase, so "the partner arrived" and "the partner was
  * given up" cannot both hold unnoticed (wait_cold). Shared memory is not initialised at
  * launch: warp 0 of a wave initialises the mbarrier at its first barrier in the block and
@@ -69,11 +76,12 @@
  *   An arrival word carries a tag of its block and launch (%gridid, the launch's number in the
  *   context, and the linear block index) and a word with another tag reads as "no barrier
  *   passed yet". Word layout: bits 63..42 %gridid mod 2^22, 41..10 the block index mod 2^32,
- *   9 the ready bit (this warp uses the wave's mbarrier), 8 the absent bit (this warp goes on
- *   alone: its partner exited or was given up), 7 the guarded bit (the kernel has the exit
- *   guard, so this warp's exited mask is valid), 6 the given-up bit (set by warp 1 when warp 0
- *   never initialised the barrier), 5..0 the count mod 64 (the two warps of a wave are never
- *   more than one barrier apart; the mbarrier's phase is the count minus one).
+ *   9 the ready bit (this warp has set up its barrier), 8 the absent bit (this warp goes on
+ *   alone, on its own mbarrier: it is the only warp of its wave, or its partner never used the
+ *   barrier and exited, or was given up), 7 the guarded bit (the kernel has the exit guard, so
+ *   this warp's exited mask is valid), 6 the given-up bit (set by warp 1 when warp 0 never
+ *   initialised the barrier), 5..0 the count mod 64 (the two warps of a wave are never more
+ *   than one barrier apart; the mbarrier's phase is the count minus one).
  *   History (docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): session 1 polled arrival
  *   words with a Dekker fence (fence.sc.cta) on every arrival; session 2 made the arrival an
  *   atomic exchange and added the exit guard; session 3 replaced the polling by the mbarrier
@@ -85,7 +93,9 @@
  *   try_wait peeled off the loop, in place of a per-lane loop and a __syncwarp (2-4%). Moving
  *   the test of the partner's word from after the wait to before the arrival (one 16-byte load
  *   of both words) was measured 17% slower: the partner waits for everything a warp does
- *   before it arrives.
+ *   before it arrives. Session 6 removed the per-collective test of the partner's word (the
+ *   partner's warp word reads 0 when it did not take part, see above) and made the fast path
+ *   a whole warp's (one test, one branch): 14.9-18.9x -> 10.0-11.2x.
  *   Named barriers after the handshake
  *   were measured and not kept (slower, 12 more registers); a tagged-data protocol (each lane's
  *   value stored with its collective's number, polled by the reader: no barrier at all) was
@@ -110,11 +120,11 @@
  *      wave's lockstep, is not emulated: the two warps are not in lockstep. Use __syncthreads,
  *      or __builtin_amdgcn_wave_barrier / __syncwarp, which map to the wave barrier here.
  *
- * Cost: 9 KiB of static shared memory per block in kernels that use a collective (two
- * buffers x 16 waves x 64 lanes x 4 bytes, plus the per-warp words and the 16 mbarriers),
- * counted against the 48 KiB static limit and the opt-in maximum of dynamic shared memory;
- * 512 bytes (the arrival words, exited masks and mbarriers) in every kernel with the exit
- * guard. A collective costs one wave barrier (two for a 64-bit value); a shuffle whose
+ * Cost: 9.4 KiB of static shared memory per block in kernels that use a collective (two
+ * buffers x 16 waves x 64 lanes x 4 bytes, plus the per-warp words and the 16 + 32
+ * mbarriers), counted against the 48 KiB static limit and the opt-in maximum of dynamic shared
+ * memory; 640 bytes (the arrival words, exited masks, wave mbarriers and the warp words'
+ * address) in every kernel with the exit guard. A collective costs one wave barrier (two for a 64-bit value); a shuffle whose
  * sources all lie in the caller's 32-lane half (a segment of <= 32 lanes, a lane mask < 32) is
  * CUDA's own warp shuffle and waits for nobody.
  */
@@ -543,12 +553,6 @@ __device__ __noinline__ inline unsigned wait_cold(unsigned start) {
   return start;
 }
 
-/* The collective's barrier in every case but the fast one (out of line): a warp with inactive
- * lanes, the warp's first barrier in this block (barrier_setup's work), or a warp that goes on
- * alone (kArrivalAbsent: its own mbarrier). Everything wave_round does up to and including the
- * wait, for any live mask: the leader (first live lane) stands in for the inactive lanes, the
- * vote runs over the live lanes. Reads its position and its arrival word anew. Returns the
- * warp's arrival word of this barrier (`next`). */
 /* The first barrier of a warp in this block (its arrival word is not this block's, or lacks
  * kArrivalReady). Out of line, called by every live lane of the warp with nothing but its live
  * lanes; it reads its position and its arrival word anew (no lane of the warp changes the word
@@ -617,8 +621,11 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  * barrier in this block) is straight code with one test and the wait's branch:
  *   - the own arrival word: one load and ONE test, together with "all 32 lanes live" (this
  *     block's tag, kArrivalReady, no kArrivalAbsent); everything else - inactive lanes, the
- *     first barrier, a warp alone - is out of line in round_cold. The count's parity picks
- *     the buffer;
+ *     first barrier, a warp alone - is out of line in barrier_setup and round_cold. The
+ *     count's parity picks the buffer;
+ *   - for a vote (kVote: ballot, all), the warp's ballot of `pred` (constant full mask), after
+ *     the load: a ballot taken before the call held the load back behind the predicate's
+ *     computation (session 6, call 4: the ballot loop 1.0445 against 0.8000 ms);
  *   - the stores: the lane's slot and the warp word (every lane, one instruction each), lane
  *     0's arrival word;
  *   - one arrival per lane (release: each lane publishes its own stores, so no __syncwarp
@@ -630,6 +637,13 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  *     incomplete;
  *   - the partner's warp word and src's slot, loaded together (one round trip, no test between);
  *   - the propagation of "no live lanes" (below): one predicated store, no branch.
+ * Measured (session 6, docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): 10.0x a native
+ * shuffle for shfl_xor(32), 10.5x for a 64-lane shfl_down, 11.2x for a ballot, against
+ * 14.9-18.9x with session 5's per-collective test of the partner's word. Measured and not
+ * kept: the propagation at the head of the next collective (the partner's two words loaded
+ * with the own word; shuffles 15% slower, votes and the bare barrier faster), the wait's
+ * remainder out of line (plain-nvcc split_wave over 64 registers), an inline-PTX wait loop
+ * (slower).
  * Nothing tests the partner's arrival word: a partner that did not take part reads as a warp
  * word of no live lanes, which the callers use as they use any live mask (the wave's live
  * lanes mask every slot read; a ballot is ANDed with them).
