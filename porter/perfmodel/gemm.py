@@ -11,8 +11,10 @@ The model, in the shape of the published analytical GEMM models (../shared/HARDW
    lane for the fp32 accumulator and the operand fragments. They give the workgroups resident
    per CU (SM) and rule out configs that cannot compile without spilling or overflowing LDS.
 2. Per K-iteration on one CU, three times, overlapped when the loop is pipelined:
-   - compute: 2·BM·BN·BK at the matrix unit's dense rate for the dtype (the device data),
-     derated on NVIDIA when the tile is too small for wgmma and Triton falls back to mma.sync;
+   - compute: 2·BM·BN·BK at the matrix unit's dense rate for the dtype (the device data), at a
+     fitted share of it; on sm_90's wgmma tiles instead the math at the datasheet rate plus the
+     bytes cp.async lands in shared memory (fp8: at least its sustained share), and on mma.sync
+     a conversion per element of an MN-major fp8 operand;
    - operand reads out of LDS (shared memory) into the matrix unit, at the CU's LDS bandwidth,
      plus, on sm_90's wgmma path, the byte-wise transposing store of an MN-major fp8 tile
      (serialized over the warp's lanes along MN: bank conflicts);
@@ -26,7 +28,8 @@ The model, in the shape of the published analytical GEMM models (../shared/HARDW
    problem when A and B fit in L2; a tile row's run per K-step (BK elements K-major, BM / BN
    MN-major) shorter than the L2's fetch unit (hardware data: dram_fetch_bytes) moves the whole
    unit. On AMD, workgroups go round-robin over the XCDs, each with its own 4 MiB L2: every XCD
-   fetches the wave's panels from the MALL, which holds A and B.
+   fetches the wave's panels from the MALL, which holds A and B. Where the device data has a
+   dram_exposed_share, that share of the wave's DRAM time is added to it (not hidden).
 5. Prologue (first loads, one DRAM latency) and epilogue (storing the C tile) per wave.
 
 What the model does not know is said where it matters: the compiler's real register and LDS
