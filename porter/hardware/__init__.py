@@ -54,8 +54,8 @@ class Spec(BaseModel):
     hbm_bytes: Sourced
     hbm_tbps: Sourced
     # Type conversions an NVIDIA SM completes per clock (the CUDA programming guide's arithmetic
-    # throughput table); perfmodel.gemm charges them on sm_90's mma.sync path for an MN-major fp8
-    # operand. None where no such path is modelled (AMD) or no figure is on file.
+    # throughput table); perfmodel.gemm charges them on sm_90's mma.sync path, where Triton converts
+    # every fp8 fragment element to f16. None where no such path is modelled (AMD) or no figure is on file.
     conversions_per_clk_per_cu: Sourced | None = None
 
 
@@ -87,6 +87,9 @@ class ModelParams(BaseModel):
     # The share of a wave's DRAM time that the pipeline does not hide behind its other work (added to
     # the wave's time); None: fully hidden, as the model had it.
     dram_exposed_share: Sourced | None = None
+    # sm_90 only (perfmodel.gemm, fp8 on mma.sync): bytes per clock an SM reads out of shared memory
+    # one byte per lane (LDS.U8), as Triton reads an MN-major fp8 fragment there; measured on the H200.
+    mma_byte_loads_per_clk_per_cu: Sourced | None = None
 
 
 class Node(BaseModel):

@@ -13,8 +13,9 @@ The model, in the shape of the published analytical GEMM models (../shared/HARDW
 2. Per K-iteration on one CU, three times, overlapped when the loop is pipelined:
    - compute: 2·BM·BN·BK at the matrix unit's dense rate for the dtype (the device data), at a
      fitted share of it; on sm_90's wgmma tiles instead the math at the datasheet rate plus the
-     bytes cp.async lands in shared memory (fp8: at least its sustained share), and on mma.sync
-     a conversion per element of an MN-major fp8 operand;
+     bytes cp.async lands in shared memory (fp8: at least its sustained share), and for fp8 on
+     mma.sync the 16-bit rate, the conversion of every fragment element and the byte-wise loads
+     of an MN-major fragment, whichever binds;
    - operand reads out of LDS (shared memory) into the matrix unit, at the CU's LDS bandwidth,
      plus, on sm_90's wgmma path, the byte-wise transposing store of an MN-major fp8 tile
      (serialized over the warp's lanes along MN: bank conflicts);
@@ -202,6 +203,19 @@ def _warp_grid(bm, bn, nw, min_m):
     return along_m, nw / along_m
 
 
+def _mma_v2_warps(bm, bn, nw):
+    """Warps along M and N of Triton's mma.sync (MMAv2) layout: doubled one at a time on the side with
+    more m16n8 instruction tiles per warp (Triton's warpsPerTileV2). Read from Triton 3.9's sm_90
+    compiles: 32x128 w4 -> [1, 4], 32x32 w4 -> [2, 2], 16x64 w8 -> [1, 8]."""
+    along_m, along_n = np.ones_like(bm), np.ones_like(bm)
+    for _ in range(int(np.log2(max(1.0, float(np.max(nw)))))):
+        grow = along_m * along_n < nw
+        m_side = (bm / 16 / along_m >= bn / (8 * along_n)) & (along_m < bm / 16)
+        along_m = np.where(grow & m_side, along_m * 2, along_m)
+        along_n = np.where(grow & ~m_side, along_n * 2, along_n)
+    return along_m, along_n
+
+
 def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     """Shape-independent terms: legality, LDS and registers, residency, per-iteration cycles."""
     a_b, lanes, amd = ELEM_BYTES[dtype], dev.wave_size, dev.vendor == "amd"
@@ -316,13 +330,23 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
         if a_b == 1 and model.wgmma_fp8_efficiency is not None:
             wg_clk = np.maximum(wg_clk, math_clk / model.wgmma_fp8_efficiency.value)
         c.compute_clk = np.where(wgmma, wg_clk, c.compute_clk)
-        # An MN-major fp8 operand on the mma.sync path: each of its elements costs one conversion-class
-        # instruction at the SM's conversion throughput ([spec] conversions_per_clk_per_cu). Measured
-        # (same configs and fit shapes, nn against nt): 15-23 B/clk of the MN-major tile per SM, about
-        # that rate; which instructions Triton emits there was not read from its output.
-        if a_b == 1 and spec.conversions_per_clk_per_cu is not None:
-            mn_elements = ((0 if traits.b_k_major else c.bn * c.bk) + (0 if traits.a_k_major else c.bm * c.bk))
-            c.compute_clk = c.compute_clk + np.where(wgmma, 0.0, mn_elements / spec.conversions_per_clk_per_cu.value)
+        # fp8 on sm_90's mma.sync path, as Triton 3.9 compiles it for sm_90a (SASS read with cuobjdump; the
+        # evidence note of 2026-12-01, seventh look): the fragments are converted to f16 and multiplied by
+        # HMMA.16816.F32, so the math runs at the 16-bit rate; every element of both operands' fragments
+        # is converted (F2FP.F16.E4M3.UNPACK_B, two per instruction) in either layout, at the SM's
+        # conversion throughput ([spec] conversions_per_clk_per_cu); an MN-major operand's fragment is
+        # read out of shared memory a byte per lane (LDS.U8, no ldmatrix), at [model]
+        # mma_byte_loads_per_clk_per_cu bytes per clock. Three pipes (tensor, conversion, shared
+        # memory) fed by the same warps: the busiest binds.
+        if (dev.arch == "sm_90" and a_b == 1 and spec.conversions_per_clk_per_cu is not None
+                and model.mma_byte_loads_per_clk_per_cu is not None):
+            v2_m, v2_n = _mma_v2_warps(c.bm, c.bn, c.nw)
+            frag_m, frag_n = c.bm / v2_m, c.bn / v2_n  # rows of A and columns of B per warp
+            hmma_clk = c.compute_clk * flops_clk / dev.flops_per_clk_per_cu("fp16")
+            convert_clk = c.nw * (frag_m + frag_n) * c.bk / 2 / spec.conversions_per_clk_per_cu.value
+            mn_bytes = c.nw * ((0 if traits.b_k_major else frag_n) + (0 if traits.a_k_major else frag_m)) * c.bk
+            byte_load_clk = mn_bytes / model.mma_byte_loads_per_clk_per_cu.value
+            c.compute_clk = np.where(wgmma, c.compute_clk, np.maximum.reduce([hmma_clk, convert_clk, byte_load_clk]))
     # The loop overhead a workgroup cannot hide alone (evaluate's `own`) is its warps' work: on a
     # wgmma tile each warpgroup (a warp per SM sub-partition) runs its own share of it, so a lone
     # 8-warp workgroup waits half as long (measured, lone 128x128x64 bf16: w4 ~260 clk per K-step over

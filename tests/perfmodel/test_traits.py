@@ -45,7 +45,7 @@ def test_fp8_transposing_store_conflicts_grow_with_the_tile_width():
 
 
 def test_fp8_mma_sync_tile_is_not_transposed_through_shared_memory():
-    # BM 32 runs mma.sync: the tile stays MN-major in shared memory and ldmatrix.trans reads it.
+    # BM 32 runs mma.sync: no transposing store into shared memory (its byte-wise loads are in compute_clk).
     h200 = hardware.get("h200")
     small = GemmConfig(32, 64, 128, num_warps=4, num_stages=3)
     nt, nn = (Candidates([small], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
@@ -53,19 +53,50 @@ def test_fp8_mma_sync_tile_is_not_transposed_through_shared_memory():
     assert nn.lds_clk[0] == nt.lds_clk[0]
 
 
-def test_fp8_mma_sync_converts_each_element_of_an_mn_major_operand_on_sm90():
-    # One conversion per element of the MN-major B tile (64 x 128 fp8) at 16 per clock per SM
-    # (H200 [spec] conversions_per_clk_per_cu, CUDA programming guide); none for a K-major one,
-    # none on the wgmma path, none for 16-bit operands.
+def test_fp8_mma_sync_on_sm90_is_the_busiest_of_hmma_conversions_and_byte_loads():
+    # Triton 3.9's sm_90a SASS for 32x128x64 w4 fp8 (evidence note 2026-12-01, seventh look): warps [1, 4],
+    # 32 HMMA.16816.F32 (f16), 64 F2FP.F16.E4M3.UNPACK_B per thread in nt and nn alike, and in nn 64 LDS.U8
+    # per thread for the row-major B fragment. Per K-step of the workgroup: conversions 4 warps x
+    # (32 + 32) x 64 elements / 2 per F2FP / 16 per clk (H200 [spec]) = 512 clk; byte loads 4 x 32 x 64 B
+    # / 16 B/clk (H200 [model] mma_byte_loads_per_clk_per_cu) = 512 clk; HMMA at the fp16 rate (989 TFLOP/s:
+    # 4094.3 flop/clk per SM, 128 clk) at the fitted mma.sync shares (0.4576 x 0.3459): 809 clk, which binds.
     h200 = hardware.get("h200")
-    small = GemmConfig(16, 64, 128, num_warps=4, num_stages=3)
-    nt, nn = (Candidates([small], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
-    assert not nn.wgmma[0]
-    assert nn.compute_clk[0] - nt.compute_clk[0] == pytest.approx(64 * 128 / 16)
+    cfg = GemmConfig(32, 128, 64, num_warps=4, num_stages=5)
+    nt, nn = (Candidates([cfg], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+    assert not nt.wgmma[0]
+    hmma = 2 * 32 * 128 * 64 / (989e12 / (132 * 1.83e9)) / (
+        h200.model.matrix_efficiency.value * h200.model.fallback_matrix_efficiency.value)
+    assert hmma == pytest.approx(809.0, rel=1e-3)
+    assert nt.compute_clk[0] == pytest.approx(max(hmma, 512.0))
+    assert nn.compute_clk[0] == pytest.approx(max(hmma, 512.0, 512.0))
+    # A narrow tile whose conversions bind: 16x32x256 w4 (warps [1, 4], 96 F2FP per thread in the SASS):
+    # 4 x (16 + 8) x 256 / 2 / 16 = 768 clk; its nn B bytes 4 x 8 x 256 / 16 = 512 clk.
+    narrow = GemmConfig(16, 32, 256, num_warps=4, num_stages=5)
+    nt, nn = (Candidates([narrow], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+    hmma = 2 * 16 * 32 * 256 / (989e12 / (132 * 1.83e9)) / (
+        h200.model.matrix_efficiency.value * h200.model.fallback_matrix_efficiency.value)
+    assert hmma < 768
+    assert nt.compute_clk[0] == pytest.approx(768.0)
+    assert nn.compute_clk[0] == pytest.approx(768.0)
+    # None of it on the wgmma path, for 16-bit operands, or off sm_90 (B200's tiles keep the fitted rate).
     big_nt, big_nn = (Candidates([CFG], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
     assert big_nn.wgmma[0] and big_nn.compute_clk[0] == big_nt.compute_clk[0]
-    bf_nt, bf_nn = (Candidates([small], h200, "bf16", Traits(layout)) for layout in ("nt", "nn"))
+    bf_nt, bf_nn = (Candidates([cfg], h200, "bf16", Traits(layout)) for layout in ("nt", "nn"))
     assert bf_nn.compute_clk[0] == bf_nt.compute_clk[0]
+    b200 = hardware.get("b200")
+    b_nt, b_nn = (Candidates([cfg], b200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+    assert b_nn.compute_clk[0] == b_nt.compute_clk[0] == pytest.approx(
+        2 * 32 * 128 * 64 / (b200.flops_per_clk_per_cu("fp8") * b200.model.matrix_efficiency.value
+                             * b200.model.fallback_matrix_efficiency.value))
+
+
+def test_mma_v2_warp_grid_is_tritons():
+    # warpsPerCTA read from Triton 3.9's sm_90 compiles (TTGIR #mma versionMajor = 2).
+    from porter.perfmodel.gemm import _mma_v2_warps
+
+    bm, bn, nw = (np.array(v, dtype=float) for v in ([32, 32, 16, 16], [128, 32, 64, 32], [4, 4, 8, 4]))
+    along_m, along_n = _mma_v2_warps(bm, bn, nw)
+    assert list(zip(along_m, along_n)) == [(1, 4), (2, 2), (1, 8), (1, 4)]
 
 
 def test_fp8_wgmma_step_is_the_larger_of_landed_bytes_and_its_sustained_rate():
