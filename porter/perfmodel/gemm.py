@@ -21,7 +21,8 @@ The model, in the shape of the published analytical GEMM models (../shared/HARDW
      (serialized over the warp's lanes along MN: bank conflicts);
    - global loads of the A and B tiles, at the smaller of the CU's L2 bandwidth and what the
      pipeline keeps in flight (Little's law: min(stages - 1, K-steps) tiles per workgroup /
-     DRAM latency).
+     DRAM latency); on sm_90's wgmma path an MN-major fp8 operand is loaded un-pipelined, one
+     latency per K-step that only the CU's other workgroups hide.
 3. Waves of workgroups over the CUs: timesteps = ceil(tiles / (CUs x resident)); the last,
    partial wave runs fewer workgroups per CU (wave quantisation).
 4. Per wave, the device-wide limits: all tile loads through L2; the unique A and B panels of
@@ -347,6 +348,13 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
             mn_bytes = c.nw * ((0 if traits.b_k_major else frag_n) + (0 if traits.a_k_major else frag_m)) * c.bk
             byte_load_clk = mn_bytes / model.mma_byte_loads_per_clk_per_cu.value
             c.compute_clk = np.where(wgmma, c.compute_clk, np.maximum.reduce([hmma_clk, convert_clk, byte_load_clk]))
+    # An MN-major fp8 operand on sm_90's wgmma path (Triton 3.9's sm_90a SASS, the evidence note's seventh
+    # look): it is not cp.async-pipelined like the K-major one but loaded into registers (LDG.E.128) in
+    # the K-step that stores it transposed into its one shared buffer (STS.U8) and feeds it to wgmma
+    # (waited to zero): each K-step of the workgroup waits one memory latency ([model] dram_latency_ns),
+    # which only other resident workgroups hide (evaluate's `own`).
+    mn_major_fp8 = not amd and a_b == 1 and not (traits.a_k_major and traits.b_k_major)
+    c.exposed_latencies = np.where(wgmma, 1.0, 0.0) if mn_major_fp8 else np.zeros_like(c.bm)
     # The loop overhead a workgroup cannot hide alone (evaluate's `own`) is its warps' work: on a
     # wgmma tile each warpgroup (a warp per SM sub-partition) runs its own share of it, so a lone
     # 8-warp workgroup waits half as long (measured, lone 128x128x64 bf16: w4 ~260 clk per K-step over
@@ -430,8 +438,9 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
         # The CU's matrix unit is shared by its workgroups, but each workgroup also waits on its
         # own loop overhead (barriers, waits for its operands): one workgroup alone cannot fill
         # the unit; a second one fills the first one's gaps (c.streams: a persistent kernel's
-        # warpgroups do it instead).
-        own = core / (per_cu * c.streams) + overhead * c.overhead_share
+        # warpgroups do it instead), and so does any load latency it waits out
+        # un-pipelined (c.exposed_latencies).
+        own = core / (per_cu * c.streams) + overhead * c.overhead_share + c.exposed_latencies * latency
         busy = np.maximum(core, own)
         step = np.where(c.pipelined, np.maximum(busy, load), busy + load)
         per_iter_bound = np.select([step < load * 1.0001, core == compute], [2, 0], 1)

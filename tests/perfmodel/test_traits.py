@@ -99,6 +99,26 @@ def test_mma_v2_warp_grid_is_tritons():
     assert list(zip(along_m, along_n)) == [(1, 4), (2, 2), (1, 8), (1, 4)]
 
 
+def test_fp8_mn_major_wgmma_workgroup_waits_a_latency_per_k_step():
+    # nn fp8 256x32x128 w8 (wgmma): B comes in by LDG.E.128 in the K-step that stores it (STS.U8) and
+    # multiplies it (wait 0): a lone workgroup waits one latency per K-step, a second resident one hides it.
+    h200 = hardware.get("h200")
+    cfg = GemmConfig(256, 32, 128, num_warps=8, num_stages=3)
+    nt, nn = (Candidates([cfg], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+    assert nn.wgmma[0] and list(nn.exposed_latencies) == [1.0] and list(nt.exposed_latencies) == [0.0]
+    bf = Candidates([cfg], h200, "bf16", Traits("nn"))
+    assert list(bf.exposed_latencies) == [0.0]  # 16-bit wgmma reads an MN-major tile as it is
+    small = Candidates([GemmConfig(32, 64, 128, num_warps=4, num_stages=3)], h200, "fp8", Traits("nn"))
+    assert list(small.exposed_latencies) == [0.0]  # mma.sync keeps cp.async for both operands
+    # One tile per SM, 64 K-steps: nt keeps two K-steps in flight (stages - 1), so its steps cost at most
+    # half a latency each; nn waits a whole one per step on top of its work.
+    problem_nt, problem_nn = (Gemm(256 * 132, 32, 128 * 64, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+    t_nt, _ = evaluate(problem_nt, nt)
+    t_nn, _ = evaluate(problem_nn, nn)
+    latency = h200.model.dram_latency_ns.value * 1e-9
+    assert t_nn[0] - t_nt[0] >= 64 * latency / 2
+
+
 def test_fp8_wgmma_step_is_the_larger_of_landed_bytes_and_its_sustained_rate():
     # H200 fp8 at 1979 TFLOP/s: 8192.6 flop/clk per SM. 128x128x128: 512 clk of math + 32 KiB landed at
     # 128 B/clk = 768 > 512 / 0.70; 256x128x64: 512 + 24 KiB / 128 = 704 < 512 / 0.70 = 731.
