@@ -95,8 +95,7 @@
  *   of both words) was measured 17% slower: the partner waits for everything a warp does
  *   before it arrives. Session 6 removed the per-collective test of the partner's word (the
  *   partner's warp word reads 0 when it did not take part, see above) and made the fast path
- *   a whole warp's (one test, one branch): 14.9-18.9x -> 10.0-11.2x. Session 7 made the fast
- *   path's wait each lane's own try_wait loop, without the warp vote: 9.6-10.9x.
+ *   a whole warp's (one test, one branch): 14.9-18.9x -> 10.0-11.2x.
  *   Named barriers after the handshake
  *   were measured and not kept (slower, 12 more registers); a tagged-data protocol (each lane's
  *   value stored with its collective's number, polled by the reader: no barrier at all) was
@@ -631,20 +630,20 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  *     0's arrival word;
  *   - one arrival per lane (release: each lane publishes its own stores, so no __syncwarp
  *     before it);
- *   - the wait: each lane's try_wait on its own token, in a loop of its own (lane 0 calls
- *     wait_cold from it); no warp vote (session 7; below);
+ *   - the wait: a warp vote (constant full mask) on each lane's try_wait on its own token
+ *     (session 5: vote.sync makes the lanes leave together from a warp-synchronous
+ *     instruction, and each lane's acquire orders what it reads after it, so no __syncwarp
+ *     after it); the loop, with lane 0's wait_cold, only after a vote found the phase
+ *     incomplete;
  *   - the partner's warp word and src's slot, loaded together (one round trip, no test between);
  *   - the propagation of "no live lanes" (below): one predicated store, no branch.
- * Measured (docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): session 6, 10.0x a native
+ * Measured (session 6, docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): 10.0x a native
  * shuffle for shfl_xor(32), 10.5x for a 64-lane shfl_down, 11.2x for a ballot, against
- * 14.9-18.9x with session 5's per-collective test of the partner's word; session 7, the
- * per-lane wait, 9.6x / 10.0x / 10.9x (4% faster than the vote). Measured and not kept: the
- * propagation at the head of the next collective (the partner's two words loaded with the own
- * word; shuffles 15% slower, votes and the bare barrier faster), the wait's remainder out of
- * line (plain-nvcc split_wave over 64 registers), an inline-PTX wait loop (slower), a spin of
- * non-suspending test_waits before the try_waits (session 7: 15-24% slower), the whole wait in
- * one asm block calling wait_cold from PTX (session 7: ptxas sees the loop anyway; the
- * indirect call's ABI took plain split_wave to 98 registers).
+ * 14.9-18.9x with session 5's per-collective test of the partner's word. Measured and not
+ * kept: the propagation at the head of the next collective (the partner's two words loaded
+ * with the own word; shuffles 15% slower, votes and the bare barrier faster), the wait's
+ * remainder out of line (plain-nvcc split_wave over 64 registers), an inline-PTX wait loop
+ * (slower).
  * Nothing tests the partner's arrival word: a partner that did not take part reads as a warp
  * word of no live lanes, which the callers use as they use any live mask (the wave's live
  * lanes mask every slot read; a ballot is ANDed with them).
@@ -694,27 +693,16 @@ __device__ inline unsigned long long wave_round(const WavePos& p, unsigned live,
     const bool leader = (p.lane % 32u) == 0u;
     if (leader) st_relaxed(own, next);
     const unsigned long long state = mbar_arrive(bar, 1u);
-    // The wait: each lane's try_wait on its own token, the first one outside the loop; no
-    // warp vote (session 7: the vote and its divergence check cost 4% of a collective).
-    // Sound without it: each lane's acquire orders what that lane reads after it (the
-    // partner's word, the slot) and the propagation store's condition holds per lane (it has
-    // passed the barrier, so every lane of the wave arrived after its reads of the previous
-    // one). The lanes leave the loop at the same try unless the phase completes between their
-    // tries; where they do not, they reconverge where the fast path joins (BSYNC in the SASS),
-    // as the fast path relied on before (the own word's load by every lane and lane 0's store
-    // of the next word in the same collective are ordered only by the warp executing the
-    // collective's straight-line code together). The leader calls wait_cold only while its
-    // own try_wait fails, i.e. while the phase is incomplete: a lane that succeeded saw the
-    // phase complete, and every other lane then succeeds at its next try. Written as a loop
-    // on a flag: with a `break` out of the loop ptxas gave each collective's first wait a
-    // convergence register of its own, and where many collectives are inlined (split_wave) it
-    // ran out of them and saved them in general registers (plain nvcc: 67 registers,
-    // 1024-thread blocks would not launch; this form: 64).
-    bool done = mbar_try_wait(bar, state);
+    // The wait: a warp vote on each lane's try_wait, the first one outside the loop. Written
+    // as a loop on a flag: with a `break` out of the loop ptxas gave each collective's first
+    // vote a convergence register of its own, and where many collectives are inlined
+    // (split_wave) it ran out of them and saved them in general registers (plain nvcc: 67
+    // registers, 1024-thread blocks would not launch; this form: 64).
+    bool done = porter_hoc_cuda_all_sync(0xffffffffu, mbar_try_wait(bar, state));
     unsigned start = 0;
     for (unsigned tries = 1; !done; ++tries) {
       if (leader && (tries & 7u) == 3u) start = wait_cold(start);
-      done = mbar_try_wait(bar, state);
+      done = porter_hoc_cuda_all_sync(0xffffffffu, mbar_try_wait(bar, state));
     }
   }
   const unsigned buf = static_cast<unsigned>(next) & 1u;
