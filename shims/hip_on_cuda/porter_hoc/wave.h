@@ -665,6 +665,8 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  *     PORTER_HOC_ABSENT_MS (wait_cold; ready_wave for warp 1): go_alone zeroes both its words
  *     before the arrivals that publish it;
  *   - a one-warp wave: go_alone at its first barrier.
+ * Tested by fixtures/hip_on_cuda/partner_exit (session 7: a warp exits after 1-6 collectives, its
+ * partner runs 576 more; removing either the exit guard's zero or the propagation makes it fail).
  * Buffer reuse: a lane passes barrier k only after every lane of the wave arrived at k, which
  * each did after its own reads of collective k-1; so collective k+1 may overwrite k-1's
  * buffer (slots and warp words). */
