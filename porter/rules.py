@@ -24,7 +24,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import cache
 from itertools import islice, repeat
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
@@ -224,7 +224,30 @@ cluster.WORKER_WARM_UP.append(load)
 
 
 def rules_for(agent: str, lang: str) -> list[Rule]:
-    return [r for r in load().values() if r.agent == agent and r.lang == lang]
+    return list(_rules_for(agent, lang))
+
+
+def _rules_for(agent: str, lang: str) -> tuple[Rule, ...]:
+    """`rules_for`, kept per catalog (`load()`'s dict): asked once per file of a run, it walked the catalog each time."""
+    catalog = load()
+    found = _BY_AGENT_LANG.get((agent, lang))
+    if found is None or found[0] is not catalog:
+        found = _BY_AGENT_LANG[(agent, lang)] = (catalog, tuple(r for r in catalog.values()
+                                                               if r.agent == agent and r.lang == lang))
+    return found[1]
+
+
+def _passes_for(agent: str, lang: str, stages: Stages) -> list[list[Rule]]:
+    """`_passes(rules_for(agent, lang), stages)`, kept per catalog as `_rules_for` is (read, never changed, by the caller)."""
+    rules = _rules_for(agent, lang)
+    found = _PASSES.get((agent, lang, stages))
+    if found is None or found[0] is not rules:
+        found = _PASSES[(agent, lang, stages)] = (rules, _passes(list(rules), stages))
+    return found[1]
+
+
+_BY_AGENT_LANG: dict[tuple[str, str], tuple[dict[str, Rule], tuple[Rule, ...]]] = {}
+_PASSES: dict[tuple[str, str, Stages], tuple[tuple[Rule, ...], list[list[Rule]]]] = {}
 
 
 def readers(unit: Unit) -> list[Rule]:
@@ -298,7 +321,15 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
         # All of a rule's hits at once where none can clash (`_Taken.add_all`): a file's renames
         # are thousands of edits, each taken one by one into three sorted lists otherwise.
         bulk = len(hits) > 1 and taken.add_all(hits, r.id)
-        severity = r.severity.value
+        severity = _SEVERITY_VALUES[r.severity]  # the enum's `.value` is a Python-level descriptor
+        if bulk and flat:
+            # Every hit taken and fixed (`add_all`): the findings at once, placed in one call.
+            rid, path = r.id, unit.path
+            places = unit.places(map(_HIT_START, hits), map(_HIT_END, hits))
+            findings += [(rid, _SEVERITY_VALUES[hit.severity] if hit.severity else severity, hit.message,
+                          (path, line, col, end_line, end_col), snippet, agent, True, True, hit.detail)
+                         for hit, (line, col, end_line, end_col, snippet) in zip(hits, places)]
+            continue
         for hit in hits:
             detail = hit.detail
             if bulk:
@@ -344,7 +375,7 @@ def _trusted(model: type, values: dict) -> Any:
     """`model.model_construct(**values)` for a frozen model given every one of its fields, in
     their declared order, without the per-field walk (the same instance: its __dict__, every
     field set, no extra, no private state)."""
-    m = model.__new__(model)
+    m = _NEW(model)
     _SET_DICT(m, values)
     _SET_FIELDS_SET(m, set(values))
     _SET_EXTRA(m, None)
@@ -457,6 +488,7 @@ class _Taken:
 
 
 _FIRST, _SECOND, _THIRD, _FOURTH = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
+_HIT_START, _HIT_END = attrgetter("start"), attrgetter("end")
 _LT, _LE = operator.lt, operator.le
 
 
@@ -588,6 +620,7 @@ def _flat_patch(p: Patch) -> tuple:
 
 
 _SEVERITIES = {s.value: s for s in Severity}
+_SEVERITY_VALUES = {s: s.value for s in Severity}
 
 
 def _made(f: Finding | tuple) -> Finding:
@@ -595,12 +628,27 @@ def _made(f: Finding | tuple) -> Finding:
     if type(f) is not tuple:
         return f  # type: ignore[return-value]
     rule, severity, message, (path, line, column, end_line, end_column), snippet, agent, fixable, fixed, detail = f
-    # the fields in _FINDING_FIELDS' and _LOCATION_FIELDS' order, as _flat read them
-    location = _trusted(Location, {"path": path, "line": line, "column": column, "end_line": end_line,
-                                   "end_column": end_column})
-    return _trusted(Finding, {"rule": rule, "severity": _SEVERITIES[severity], "message": message,
-                              "location": location, "snippet": snippet, "agent": agent, "fixable": fixable,
-                              "fixed": fixed, "detail": detail})
+    # `_trusted` of both models, written out: the driver makes one per finding of the run (12,124
+    # on bench/translate.py's corpus), and the two calls were a sixth of their cost. The fields in
+    # _FINDING_FIELDS' and _LOCATION_FIELDS' order, as _flat read them.
+    location = _NEW(Location)
+    _SET_DICT(location, {"path": path, "line": line, "column": column, "end_line": end_line, "end_column": end_column})
+    _SET_FIELDS_SET(location, set(_LOCATION_FIELDS))
+    _SET_EXTRA(location, None)
+    _SET_PRIVATE(location, None)
+    finding = _NEW(Finding)
+    _SET_DICT(finding, {"rule": rule, "severity": _SEVERITIES[severity], "message": message, "location": location,
+                        "snippet": snippet, "agent": agent, "fixable": fixable, "fixed": fixed, "detail": detail})
+    _SET_FIELDS_SET(finding, set(_FINDING_FIELDS))
+    _SET_EXTRA(finding, None)
+    _SET_PRIVATE(finding, None)
+    return finding
+
+
+_NEW = object.__new__  # what `Model.__new__(Model)` calls: BaseModel defines no __new__ of its own
+for _model in (Finding, Location, Patch):
+    if _model.__new__ is not _NEW:
+        raise TypeError(f"{_model.__name__} defines __new__: _trusted and _made make it with object.__new__")
 
 
 def _file_rules(lang, findings, patches, data, complete) -> FileRules:
@@ -643,14 +691,13 @@ def _rules_on_file(job: _FileJob, item) -> FileRules:
 
     record, data = item
     lang = rule_lang(record)
-    applicable = rules_for(job.agent, lang) if lang else []
     findings: list[Finding] = []
     patches: list[Patch] = []
     ctx = replace(job.ctx, sources=_Sources(job.headers, job.token))
     try:
         if isinstance(data, Exception):
             raise data
-        passes = _passes(applicable, job.stages)
+        passes = _passes_for(job.agent, lang, job.stages) if lang else []
         for i, batch in enumerate(passes):
             batch = triggered(batch, data, ctx)
             if not batch:

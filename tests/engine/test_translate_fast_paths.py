@@ -314,3 +314,19 @@ def test_hip014_skips_a_file_only_where_no_aggregate_can_be_shuffled():
     hits = {name: list(rule.func(SourceFile("k.cu", data, "cuda"), RuleContext()))
             for name, data in (("scalar", scalar), ("vector", vector), ("aggregate", aggregate))}
     assert not hits["scalar"] and len(hits["vector"]) == 1 and len(hits["aggregate"]) == 1
+
+
+def test_hip014_guards_equal_their_regexes():
+    """`_VECTOR_PAIR`'s translate and find against `_VECTOR_END.search`, and `_names` against
+    `_WANTED.search`, on the fixtures and on random strings of the bytes that matter."""
+    import random
+
+    from porter.agents.translator.rules import hip014_shuffle_aggregates as hip014
+
+    rng = random.Random(14)
+    texts = [unit.data for unit in _fixture_units()] + [TRICKY, b"", b"t", b"4", b"t4", b"__shfl", b"x__shfl"]
+    texts += [bytes(rng.choice(b"egrt1234056_x \n") for _ in range(rng.randint(0, 24))) for _ in range(4000)]
+    texts += [bytes(rng.choice(b"_shflx( \n") for _ in range(rng.randint(0, 16))) for _ in range(4000)]
+    for data in texts:
+        assert (b"LD" in data.translate(hip014._VECTOR_PAIR)) == (hip014._VECTOR_END.search(data) is not None), data
+        assert (next(hip014._names(data), None) is None) == (hip014._WANTED.search(data) is None), data
