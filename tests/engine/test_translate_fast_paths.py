@@ -330,3 +330,62 @@ def test_hip014_guards_equal_their_regexes():
     for data in texts:
         assert (b"LD" in data.translate(hip014._VECTOR_PAIR)) == (hip014._VECTOR_END.search(data) is not None), data
         assert (next(hip014._names(data), None) is None) == (hip014._WANTED.search(data) is None), data
+
+
+HEADER_PATHS = [
+    b"#include <a.h>\n", b"#include<a.h>\n", b"#  include <a.h>\n", b"#include /* c < */ <a.h>\n",
+    b"#include \\\n  <a.h>\n", b"#include_next <a.h>\n", b"#include /* one\n two */ <a.h>\n",
+    b"#if A < B\nint x;\n#endif\n", b"#define LT(a, b) ((a) < (b))\n", b"#define P <a.h>\n#include P\n",
+    b"template <typename T> T f(T a) { return a < a << 1; }\n__global__ void k() {}\nvoid g() { k<<<1, 1>>>(); }\n",
+    b"// #include <not.h>\nconst char* s = \"#include <not.h>\";\n#include <cuda_runtime.h> // <x>\n",
+    b"#pragma once\n#include\t<vector>\nstd::vector<std::vector<int>> v;\n",
+    b"import <iostream>;\n", b"#include // c\n<a.h>\n", b"#include \xc2\xa0<a.h>\n",
+]
+
+
+@pytest.mark.parametrize("data", HEADER_PATHS, ids=range(len(HEADER_PATHS)))
+def test_non_code_spans_skip_only_the_angle_brackets_no_path_begins_at(data):
+    """A `<` is skipped unless `_DIRECTIVE_PATH` or `_IMPORT_PATH` ends at it: the spans stay the
+    query's wherever the tree has no error, whatever comes between a directive and its path."""
+    for lang in ("cuda", "cpp"):
+        tree = _parser(lang).parse(data)
+        fast = _non_code_spans(tree, data)
+        assert (fast is None) == tree.root_node.has_error
+        assert fast is None or _merge(fast) == _query_spans(lang, data)
+
+
+def test_quiet_gc_without_collection_keeps_the_results_and_restores_the_collector():
+    """quiet_gc(collect=False): no collection inside (the driver's map gathers results, never
+    garbage), its survivors moved to the oldest generation unwalked, the thresholds restored,
+    nothing frozen after; a cycle made inside is still collectable by a full collection."""
+    import gc
+    import weakref
+
+    from porter.cluster import quiet_gc
+
+    class Node:
+        pass
+
+    before = gc.get_threshold()
+    collections = []
+
+    def count(phase, info):
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        with quiet_gc(collect=False):
+            assert gc.get_threshold()[0] == 0
+            kept = [[i] for i in range(200_000)]  # past any young threshold: nothing collected
+            cycle = Node()
+            cycle.self = cycle
+            gone = weakref.ref(cycle)
+            del cycle
+        assert collections == []
+        assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+        assert gc.is_tracked(kept[0]) and len(kept) == 200_000
+        gc.collect()
+        assert gone() is None
+    finally:
+        gc.callbacks.remove(count)
