@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import cache
-from itertools import islice, repeat
-from operator import attrgetter, itemgetter
+from itertools import chain, islice, repeat
+from operator import attrgetter, eq, itemgetter
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
@@ -462,17 +462,17 @@ class _Taken:
         comparisons of whole lists, in C."""
         if self._insertions:
             return False
-        new: list[Edit] = []
-        for hit in hits:
-            edits = hit.edits
-            if not edits:
-                return False
-            first = edits[0]
-            if first[0] != hit.start or first[1] != hit.end:
+        groups = list(map(_HIT_EDITS, hits))
+        if not all(groups):
+            return False  # a hit without edits
+        # Each hit's first edit is its span (a rename's first use) for all of them, compared in C;
+        # otherwise hit by hit, its span among any of its edits.
+        if not all(map(eq, map(_START_END, map(_FIRST, groups)), zip(map(_HIT_START, hits), map(_HIT_END, hits)))):
+            for hit, edits in zip(hits, groups):
                 span = (hit.start, hit.end)
                 if not any(e[0] == span[0] and e[1] == span[1] for e in edits):
                     return False
-            new += edits
+        new: list[Edit] = list(chain.from_iterable(groups))
         starts, ends = list(map(_FIRST, new)), list(map(_SECOND, new))
         if not all(map(_LT, starts, ends)):
             return False  # an insertion
@@ -488,7 +488,8 @@ class _Taken:
 
 
 _FIRST, _SECOND, _THIRD, _FOURTH = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
-_HIT_START, _HIT_END = attrgetter("start"), attrgetter("end")
+_HIT_START, _HIT_END, _HIT_EDITS = attrgetter("start"), attrgetter("end"), attrgetter("edits")
+_START_END = itemgetter(0, 1)
 _LT, _LE = operator.lt, operator.le
 
 
@@ -555,7 +556,9 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
             result = _rules_on_file(job, (record, _read(read, record.path)))
         done[record.path] = result
     ordered = [done[r.path] for r in records if r.path in done]
-    return [_made(f) for out in ordered for f in out.findings], [p for out in ordered for p in out.patches]
+    # Those a worker sent back are made already (`_file_rules`): only the flat ones are made here.
+    return ([f if type(f) is not tuple else _made(f) for out in ordered for f in out.findings],
+            [p for out in ordered for p in out.patches])
 
 
 @dataclass(frozen=True)
@@ -593,8 +596,8 @@ class FileRules:
         """Pickled as plain tuples (a worker process or a Ray task sends it back): a file's
         findings and edits number in the hundreds, and unpickling each pydantic model and named
         tuple on its own was a tenth of the rule work, done serially in the driver."""
-        return (_file_rules, (self.lang, [_flat(f) for f in self.findings], [_flat_patch(p) for p in self.patches],
-                              self.data, self.complete))
+        return (_file_rules, (self.lang, _columns([_flat(f) for f in self.findings]),
+                              [_flat_patch(p) for p in self.patches], self.data, self.complete))
 
 
 _FINDING_FIELDS = ("rule", "severity", "message", "location", "snippet", "agent", "fixable", "fixed", "detail")
@@ -615,7 +618,28 @@ def _flat(f: Finding | tuple) -> tuple | Finding:
             d["fixable"], d["fixed"], d["detail"])
 
 
+def _columns(flat: list) -> list | tuple:
+    """`_flat`'s findings of a file as 13 columns (rule, severity, message, the location's five
+    fields, snippet, agent, fixable, fixed, detail), where every one is a tuple; else the list.
+    Unpickled, a column is one tuple of a file's values, not a tuple and a location tuple per
+    finding; `_file_rules` makes the findings from the columns as they stand."""
+    if not flat or any(type(f) is not tuple for f in flat):
+        return flat
+    rule, severity, message, location, snippet, agent, fixable, fixed, detail = zip(*flat)
+    return (rule, severity, message, *zip(*location), snippet, agent, fixable, fixed, detail)
+
+
+_PATCH_FIELDS = tuple(Patch.model_fields)
+
+
 def _flat_patch(p: Patch) -> tuple:
+    """A patch as (its fields, with the edits as four columns: starts, ends, texts, rules; the
+    fields it was given), for `_file_rules`; one of another shape as its model_dump and edits."""
+    if (type(p) is Patch and tuple(p.__dict__) == _PATCH_FIELDS and p.__pydantic_extra__ is None
+            and p.__pydantic_private__ is None and all(type(e) is Edit for e in p.edits)):
+        fields = dict(p.__dict__)
+        fields["edits"] = tuple(zip(*p.edits))
+        return (fields, sorted(p.__pydantic_fields_set__), None)
     return (p.model_dump(exclude={"edits"}), sorted(p.__pydantic_fields_set__), list(map(tuple, p.edits)))
 
 
@@ -628,6 +652,13 @@ def _made(f: Finding | tuple) -> Finding:
     if type(f) is not tuple:
         return f  # type: ignore[return-value]
     rule, severity, message, (path, line, column, end_line, end_column), snippet, agent, fixable, fixed, detail = f
+    return _made_of(rule, severity, message, path, line, column, end_line, end_column, snippet, agent, fixable,
+                    fixed, detail)
+
+
+def _made_of(rule: str, severity: str, message: str, path: str, line: int, column: int, end_line: int | None,
+             end_column: int | None, snippet: str, agent: str, fixable: bool, fixed: bool, detail: str) -> Finding:
+    """The Finding of these fields (a `_flat` tuple's, a row of `_columns`'), made as `_trusted` makes one."""
     # `_trusted` of both models, written out: the driver makes one per finding of the run (12,124
     # on bench/translate.py's corpus), and the two calls were a sixth of their cost. The fields in
     # _FINDING_FIELDS' and _LOCATION_FIELDS' order, as _flat read them.
@@ -647,15 +678,24 @@ def _made(f: Finding | tuple) -> Finding:
 
 _NEW = object.__new__  # what `Model.__new__(Model)` calls: BaseModel defines no __new__ of its own
 for _model in (Finding, Location, Patch):
-    if _model.__new__ is not _NEW:
-        raise TypeError(f"{_model.__name__} defines __new__: _trusted and _made make it with object.__new__")
+    if _model.__new__ is not _NEW or _model.__pydantic_post_init__ is not None:
+        raise TypeError(f"{_model.__name__} defines __new__ or model_post_init: _trusted, _made and "
+                        "_file_rules make it with object.__new__ alone")
 
 
 def _file_rules(lang, findings, patches, data, complete) -> FileRules:
-    out = list(map(_made, findings))
+    out = list(map(_made_of, *findings)) if type(findings) is tuple else list(map(_made, findings))
     made = []
     for fields, fields_set, edits in patches:
-        patch = Patch.model_construct(set(fields_set), **fields, edits=tuple(map(_new_tuple, repeat(Edit), edits)))
+        if edits is None:  # `_flat_patch`'s own shape: every field, in order, the edits as columns
+            fields["edits"] = tuple(map(_new_tuple, repeat(Edit), zip(*fields["edits"])))
+            patch = _NEW(Patch)
+            _SET_DICT(patch, fields)
+            _SET_FIELDS_SET(patch, set(fields_set))
+            _SET_EXTRA(patch, None)
+            _SET_PRIVATE(patch, None)
+        else:
+            patch = Patch.model_construct(set(fields_set), **fields, edits=tuple(map(_new_tuple, repeat(Edit), edits)))
         made.append(patch)
     return FileRules(lang, out, made, data, complete)
 

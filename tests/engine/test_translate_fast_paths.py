@@ -389,3 +389,34 @@ def test_quiet_gc_without_collection_keeps_the_results_and_restores_the_collecto
         assert gone() is None
     finally:
         gc.callbacks.remove(count)
+
+
+def test_a_file_run_comes_back_from_a_worker_as_it_left():
+    """FileRules through pickle (a worker's result: findings as `_columns`, patches with their
+    edits as columns): the same findings and patches as made in the process, each model with the
+    same fields in the same order and the same fields set; a run holding a finding of another
+    shape (an internal error) and a patch given its default fields too."""
+    import pickle
+
+    from porter.rules import FileRules, _rules_on_file, _FileJob
+    from porter.state import FileKind, FileRecord, Finding, Location, Severity
+
+    def fields(model):
+        nested = {k: fields(v) if hasattr(v, "__pydantic_fields_set__") else v for k, v in model.__dict__.items()}
+        return type(model), list(nested.items()), model.__pydantic_fields_set__
+
+    load()
+    job = _FileJob("translator", RuleContext(), (), {}, "t", data=False)
+    runs = [_rules_on_file(job, (FileRecord(path=u.path, kind=FileKind.cuda), u.data)) for u in _fixture_units()]
+    assert sum(len(r.findings) for r in runs) > 50 and sum(len(r.patches) for r in runs) > 5
+    odd = Finding(rule="internal-error", severity=Severity.error, message="m", location=Location(path="a.cu", line=1))
+    runs.append(FileRules("cuda", [runs[0].findings[0], odd], [Patch(path="a.cu", base_hash="h", edits=(
+        Edit(0, 1, "x", "HIP001"),), agent="translator", origin="user", rule="HIP001", reason="r")], b"x"))
+    runs.append(FileRules("cuda", [], [], None, complete=False))
+    for run in runs:
+        back = pickle.loads(pickle.dumps(run))
+        made = [_made(f) for f in run.findings]
+        assert [fields(f) for f in back.findings] == [fields(f) for f in made] and back.findings == made
+        assert [fields(p) for p in back.patches] == [fields(p) for p in run.patches] and back.patches == run.patches
+        assert all(type(e) is Edit for p in back.patches for e in p.edits)
+        assert (back.lang, back.data, back.complete) == (run.lang, run.data, run.complete)
