@@ -398,7 +398,7 @@ def test_a_file_run_comes_back_from_a_worker_as_it_left():
     shape (an internal error) and a patch given its default fields too."""
     import pickle
 
-    from porter.rules import FileRules, _rules_on_file, _FileJob
+    from porter.rules import FileRules, _FileJob, _rules_on_file
     from porter.state import FileKind, FileRecord, Finding, Location, Severity
 
     def fields(model):
