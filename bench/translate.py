@@ -232,15 +232,18 @@ def run_torch(src: Path, dst: Path) -> None:
                              is_pytorch_extension=False)
 
 
-def best_of(repeat: int, fn, *args) -> tuple[float, float, object]:
-    """The best wall time of `repeat` runs, this process's CPU time in that run, and the result."""
+def best_of(repeat: int, fn, *args, walls: list[float] | None = None) -> tuple[float, float, object]:
+    """The best wall time of `repeat` runs, this process's CPU time in that run, and the result
+    (of the best run); every run's wall time appended to `walls`."""
     best, cpu, result = float("inf"), float("inf"), None
     for _ in range(repeat):
         t0, c0 = time.perf_counter(), time.process_time()
-        result = fn(*args)
+        out = fn(*args)
         wall = time.perf_counter() - t0
+        if walls is not None:
+            walls.append(wall)
         if wall < best:
-            best, cpu = wall, time.process_time() - c0
+            best, cpu, result = wall, time.process_time() - c0, out
     return best, cpu, result
 
 
@@ -282,12 +285,13 @@ def child(which: str, corpus: Path, repeat: int, processes: int) -> dict:
                 return sum(1 for _ in out.rglob("*.hip"))
             return parse_only(corpus, out)
 
-        seconds, cpu, extra = best_of(repeat, go)
+        walls: list[float] = []
+        seconds, cpu, extra = best_of(repeat, go, walls=walls)
     finally:
         if dispatcher is not None:
             dispatcher.close()
         shutil.rmtree(root, ignore_errors=True)
-    return {"seconds": seconds, "cpu": cpu, "extra": extra,
+    return {"seconds": seconds, "cpu": cpu, "extra": extra, "walls": walls,
             "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "worker_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
 
@@ -426,6 +430,9 @@ def cpp(args) -> None:
           f"({parse['extra']}/{args.files} files without errors; the floor of any parsing translator)")
     print(f"ratio porter/torch throughput: {torch['seconds'] / serial['seconds']:.2f}x on 1 process, "
           f"{torch['seconds'] / pooled['seconds']:.2f}x on {args.processes} processes")
+    print(f"every run (s):                 porter {args.processes} processes "
+          f"{' '.join(format(w, '.3f') for w in pooled['walls'])}; torch {' '.join(format(w, '.3f') for w in torch['walls'])}; "
+          f"porter 1 process {' '.join(format(w, '.3f') for w in serial['walls'])}")
     # CPU seconds of the same best runs, in one process each: the work itself, which other
     # processes on a shared machine stretch far less than the wall time.
     workers = f", its workers {pooled['extra']:.3f} s" if pooled["extra"] is not None else ""
