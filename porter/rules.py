@@ -228,17 +228,18 @@ def rules_for(agent: str, lang: str) -> list[Rule]:
 
 
 def _rules_for(agent: str, lang: str) -> tuple[Rule, ...]:
-    """`rules_for`, kept per catalog (`load()`'s dict): asked once per file of a run, it walked the catalog each time."""
-    catalog = load()
+    """`rules_for`, kept while the catalog holds the same rules: asked once per file of a run, it
+    walked the catalog each time. The catalog's rules are compared whole (in C, each by identity
+    first): a caller may change `load()`'s dict in place (a test makes one rule raise)."""
+    rules = tuple(load().values())
     found = _BY_AGENT_LANG.get((agent, lang))
-    if found is None or found[0] is not catalog:
-        found = _BY_AGENT_LANG[(agent, lang)] = (catalog, tuple(r for r in catalog.values()
-                                                               if r.agent == agent and r.lang == lang))
+    if found is None or found[0] != rules:
+        found = _BY_AGENT_LANG[(agent, lang)] = (rules, tuple(r for r in rules if r.agent == agent and r.lang == lang))
     return found[1]
 
 
 def _passes_for(agent: str, lang: str, stages: Stages) -> list[list[Rule]]:
-    """`_passes(rules_for(agent, lang), stages)`, kept per catalog as `_rules_for` is (read, never changed, by the caller)."""
+    """`_passes(rules_for(agent, lang), stages)`, kept as `_rules_for` is (read, never changed, by the caller)."""
     rules = _rules_for(agent, lang)
     found = _PASSES.get((agent, lang, stages))
     if found is None or found[0] is not rules:
@@ -246,7 +247,7 @@ def _passes_for(agent: str, lang: str, stages: Stages) -> list[list[Rule]]:
     return found[1]
 
 
-_BY_AGENT_LANG: dict[tuple[str, str], tuple[dict[str, Rule], tuple[Rule, ...]]] = {}
+_BY_AGENT_LANG: dict[tuple[str, str], tuple[tuple[Rule, ...], tuple[Rule, ...]]] = {}
 _PASSES: dict[tuple[str, str, Stages], tuple[tuple[Rule, ...], list[list[Rule]]]] = {}
 
 
