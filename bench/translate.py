@@ -385,6 +385,20 @@ def main() -> int:
     return 0
 
 
+FS_PROBE_FILES = 300
+
+
+def fs_probe(root: Path) -> float:
+    """CPU seconds this process takes to create, write and delete FS_PROBE_FILES files of 11 KB
+    under `root`: the state of the file system, which both contenders' figures include."""
+    folder = Path(tempfile.mkdtemp(prefix="fs-probe-", dir=root))
+    c0 = time.process_time()
+    for i in range(FS_PROBE_FILES):
+        (folder / f"f{i}.cu").write_bytes(b"x" * 11000)
+    shutil.rmtree(folder)
+    return time.process_time() - c0
+
+
 def cpp(args) -> None:
     with tempfile.TemporaryDirectory(prefix="porter-bench-") as tmp:
         corpus = Path(tmp) / "corpus"
@@ -407,18 +421,23 @@ def cpp(args) -> None:
         else:
             lines = make_corpus(corpus, args.files, args.seed)
         common = ("--corpus", str(corpus), "--repeat", str(args.repeat))
+        fs_before = fs_probe(Path(tmp))
         load_before = os.getloadavg()[0]
         serial = spawn("--child", "porter", "--processes", "1", *common)
         pooled = spawn("--child", "porter", "--processes", str(args.processes), *common)
         torch = spawn("--child", "torch", *common)
         parse = spawn("--child", "parse", *common)
         load_after = os.getloadavg()[0]
+        fs_after = fs_probe(Path(tmp))
     if args.tree is None and torch["extra"] != args.files:
         raise SystemExit(f"torch.utils.hipify wrote {torch['extra']} .hip files, expected {args.files}")
     what = f"tree {args.tree}" if args.tree is not None else f"seed {args.seed}"
     print(f"corpus: {args.files} files, {lines} lines ({what}); best of {args.repeat} runs each, "
           f"each contender in its own process; load average {load_before:.2f} before, {load_after:.2f} after "
           f"({os.cpu_count()} CPUs: other work on them slows the {args.processes}-process figure most)")
+    print(f"file system: creating {FS_PROBE_FILES} files of 11 KB took {fs_before * 1e3:.0f} ms of CPU before, "
+          f"{fs_after * 1e3:.0f} ms after (both contenders write their output: porter {args.files} files, torch "
+          f"{2 * args.files} with its copy of the tree: a slow file system slows torch the more)")
     print(f"porter translator, 1 process:  {serial['seconds']:8.3f} s  {lines / serial['seconds']:10,.0f} lines/s  "
           f"(peak RSS {serial['rss_mib']:.0f} MiB)")
     print(f"porter translator, {args.processes} processes: {pooled['seconds']:8.3f} s  "
