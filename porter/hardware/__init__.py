@@ -90,6 +90,9 @@ class ModelParams(BaseModel):
     # sm_90 only (perfmodel.gemm, fp8 on mma.sync): bytes per clock an SM reads out of shared memory
     # one byte per lane (LDS.U8), as Triton reads an MN-major fp8 fragment there; measured on the H200.
     mma_byte_loads_per_clk_per_cu: Sourced | None = None
+    # sm_90 only (perfmodel.gemm, wgmma tiles ptxas serializes): clocks a workgroup's K-step gains when
+    # every wgmma of its warpgroups is waited to completion before the next; measured on the H200.
+    wgmma_serialized_clk: Sourced | None = None
 
 
 class Node(BaseModel):

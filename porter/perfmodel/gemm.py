@@ -22,7 +22,9 @@ The model, in the shape of the published analytical GEMM models (../shared/HARDW
    - global loads of the A and B tiles, at the smaller of the CU's L2 bandwidth and what the
      pipeline keeps in flight (Little's law: min(stages - 1, K-steps) tiles per workgroup /
      DRAM latency); on sm_90's wgmma path an MN-major fp8 operand is loaded un-pipelined, one
-     latency per K-step that only the CU's other workgroups hide.
+     latency per K-step that only the CU's other workgroups hide, and a tile whose wgmma ptxas
+     serializes (Triton 3.6's BN-256 8-warp tiles of the one-tile-per-program nt kernel) pays a
+     measured wait per K-step the same way.
 3. Waves of workgroups over the CUs: timesteps = ceil(tiles / (CUs x resident)); the last,
    partial wave runs fewer workgroups per CU (wave quantisation).
 4. Per wave, the device-wide limits: all tile loads through L2; the unique A and B panels of
@@ -360,6 +362,19 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     # 8-warp workgroup waits half as long (measured, lone 128x128x64 bf16: w4 ~260 clk per K-step over
     # two resident workgroups, w8 ~100-115).
     c.overhead_share = np.where(wgmma, 1.0 / np.maximum(1.0, c.nw / spec.simds_per_cu.value), 1.0)
+    # Serialized wgmma (sm_90; read from Triton 3.6.0's sm_90a compiles, the Triton the H200 sweeps ran, with
+    # its ptxas of CUDA 12.8; the evidence note of 2026-12-01, eighth look): in the one-tile-per-program kernel
+    # with both operands K-major, a BN-256 tile on 8 warps compiles with every wgmma waited to completion
+    # before the next (ptxas C7515, "wgmma.mma_async instructions are serialized due to non wgmma
+    # instructions defining accumulator registers"), where its BM-256 twin, the persistent kernel and a
+    # row-major B keep one wgmma group in flight; 4 warps do too. Only when the output's row stride is
+    # 16-divisible (evaluate): with N off a multiple of 16 the same tile compiles unserialized. Each K-step
+    # of such a workgroup gains [model] wgmma_serialized_clk in its own time. Triton 3.9.0's compile of the
+    # same kernel is not serialized (seventh look).
+    serializes = (wgmma & (c.bn >= 256) & (c.nw == 8) & traits.a_k_major & traits.b_k_major
+                  & (not traits.persistent) & (dev.arch == "sm_90"))
+    c.serialized_clk = (np.where(serializes, model.wgmma_serialized_clk.value, 0.0)
+                        if model.wgmma_serialized_clk is not None else np.zeros_like(c.bm))
     c.pipelined = c.ns >= 2
 
 
@@ -420,6 +435,8 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     # pipeliners (NVIDIA's and AMD's stream pipeliner alike) issue the prologue loads for the first
     # stages - 1 iterations and predicate off those past the last one; the LDS stays allocated.
     depth = np.maximum(1, np.minimum(c.ns - 1, iters))
+    # Serialized wgmma (see _tile_costs) only where the output's row stride (N) is 16-divisible.
+    serialized = c.serialized_clk / clk if n % 16 == 0 else np.zeros_like(c.serialized_clk)
 
     # Waves: full ones with `resident` workgroups per CU, then a last one with fewer.
     full = np.floor(tiles / slots)
@@ -440,7 +457,8 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
         # the unit; a second one fills the first one's gaps (c.streams: a persistent kernel's
         # warpgroups do it instead), and so does any load latency it waits out
         # un-pipelined (c.exposed_latencies).
-        own = core / (per_cu * c.streams) + overhead * c.overhead_share + c.exposed_latencies * latency
+        own = (core / (per_cu * c.streams) + overhead * c.overhead_share + c.exposed_latencies * latency
+               + serialized)
         busy = np.maximum(core, own)
         step = np.where(c.pipelined, np.maximum(busy, load), busy + load)
         per_iter_bound = np.select([step < load * 1.0001, core == compute], [2, 0], 1)

@@ -119,6 +119,32 @@ def test_fp8_mn_major_wgmma_workgroup_waits_a_latency_per_k_step():
     assert t_nn[0] - t_nt[0] >= 64 * latency / 2
 
 
+def test_serialized_wgmma_tile_waits_a_measured_clock_count_per_k_step():
+    # Triton 3.6.0 + ptxas 12.8 (sm_90a compiles, evidence note 2026-12-01, eighth look): the one-tile nt
+    # kernel's 128x256 w8 tile gets ptxas C7515 (every wgmma waited to zero); its 256x128 twin, 4 warps,
+    # the persistent kernel and a row-major B do not; with N off a multiple of 16 it is not serialized.
+    h200 = hardware.get("h200")
+    wide, tall, w4 = (GemmConfig(bm, bn, 64, num_warps=nw, num_stages=4)
+                      for bm, bn, nw in ((128, 256, 8), (256, 128, 8), (64, 256, 4)))
+    serial = h200.model.wgmma_serialized_clk.value
+    assert list(Candidates([wide, tall, w4], h200, "bf16").serialized_clk) == [serial, 0.0, 0.0]
+    for traits in (Traits("nn"), Traits("nt", persistent=True)):
+        assert list(Candidates([wide], h200, "bf16", traits).serialized_clk) == [0.0]
+    assert hardware.get("mi350x").model.wgmma_serialized_clk is None
+    # A lone workgroup (one tile per SM down M, 2048 K-steps) waits the serialized clocks in its own time,
+    # which binds (1024 clk of math + 48 KiB landed / 128 + 75 of overhead, over 1270 of loads and the
+    # DRAM's 2.2 MB per K-step): each K-step grows by exactly that much; at N = 248 (not 16-divisible) not.
+    c = Candidates([wide], h200, "bf16")
+    unserialized = Candidates([wide], h200, "bf16")
+    unserialized.serialized_clk = np.zeros(1)
+    steps = 2048
+    for n, extra in ((256, serial), (248, 0.0)):
+        problem = Gemm(128 * 132, n, 64 * steps, "bf16")
+        (t,), _ = evaluate(problem, c)
+        (t0,), _ = evaluate(problem, unserialized)
+        assert t - t0 == pytest.approx(steps * extra / h200.clock_hz, rel=1e-6, abs=1e-12)
+
+
 def test_fp8_wgmma_step_is_the_larger_of_landed_bytes_and_its_sustained_rate():
     # H200 fp8 at 1979 TFLOP/s: 8192.6 flop/clk per SM. 128x128x128: 512 clk of math + 32 KiB landed at
     # 128 B/clk = 768 > 512 / 0.70; 256x128x64: 512 + 24 KiB / 128 = 704 < 512 / 0.70 = 731.
