@@ -29,7 +29,9 @@ RAW = ("perfmodel-h200-raw-2026-11-29-run3.json", "perfmodel-h200-raw-nn-2026-12
 def fit_rows() -> list[dict]:
     rows = []
     for name in RAW:
-        for key, r in json.loads((ROOT / "bench" / "results" / name).read_text())["results"].items():
+        raw = json.loads((ROOT / "bench" / "results" / name).read_text())
+        triton = raw.get("meta", {}).get("triton")
+        for key, r in raw["results"].items():
             variant = r.get("variant", "nt")
             index = next(i for i, sh in enumerate(pv.SHAPES) if sh[1:] == (r["m"], r["n"], r["k"]))
             part = r["split"] if variant == "nt" or r["split"] == "unseen" else pv.variant_split(index)
@@ -39,7 +41,7 @@ def fit_rows() -> list[dict]:
             for label, t in r.get("confirm", {}).items():
                 measured[r["configs"].index(label)] = t
             rows.append({"key": key, "variant": variant, "dtype": r["dtype"], "m": r["m"], "n": r["n"],
-                         "k": r["k"], "configs": r["configs"], "measured": measured})
+                         "k": r["k"], "configs": r["configs"], "measured": measured, "triton": triton})
     return rows
 
 
@@ -52,7 +54,7 @@ def score(rows: list[dict]) -> list[dict]:
     cache: dict = {}
     out = []
     for r in rows:
-        traits = pv.traits_of(r["variant"])
+        traits = pv.traits_of(r["variant"], r["triton"])
         ck = (r["dtype"], traits, tuple(r["configs"]))
         if ck not in cache:
             by_label = {c.label(): c for c in space(dev, r["dtype"])}

@@ -68,11 +68,12 @@ VARIANTS = {"nt": ("gemm_kernel", "nt", False), "nn": ("gemm_nn_kernel", "nn", F
             "persistent": ("gemm_persistent_kernel", "nt", True)}
 
 
-def traits_of(variant: str):
-    from porter.perfmodel.gemm import Traits
+def traits_of(variant: str, triton: str | None = None):
+    """The traits the model is told for a kernel variant; triton: the release that compiled it (the run's meta)."""
+    from porter.perfmodel.gemm import Traits, triton_release
 
     _, layout, persistent = VARIANTS[variant]
-    return Traits(layout, persistent)
+    return Traits(layout, persistent, triton_release(triton) if triton else None)
 
 
 def kernel_of(variant: str):
@@ -183,12 +184,13 @@ def measure(args) -> None:
 
     variant = args.variant
     gemm_kernel = kernel_of(variant)
-    traits = traits_of(variant)
     started = time.monotonic()
     out = Path(args.out)
     data = json.loads(out.read_text()) if out.exists() else {"results": {}}
     props = torch.cuda.get_device_properties(0)
     import triton
+
+    traits = traits_of(variant, triton.__version__)
     data["meta"] = {"gpu": props.name, "device_model": args.device, "torch": torch.__version__,
                     "triton": triton.__version__, "reps": REPS, "abandon": ABANDON,
                     "date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv)}
@@ -315,10 +317,12 @@ def score(args) -> dict:
 
     runs = {}
     meta = {}
+    compiled_by = {}  # run key -> the Triton release that compiled it (its file's meta)
     for path in args.raw:
         raw = json.loads(Path(path).read_text())
         runs.update(raw["results"])
         meta = raw.get("meta", meta)
+        compiled_by.update(dict.fromkeys(raw["results"], raw.get("meta", {}).get("triton")))
     device = meta.get("device_model", args.device)
     dev = hardware.get(device)
     rows = []
@@ -329,7 +333,7 @@ def score(args) -> dict:
         if missing:
             raise SystemExit(f"{key}: {len(missing)} measured configs are no longer in the space, e.g. {missing[0]}")
         variant = r.get("variant", "nt")
-        traits = traits_of(variant)
+        traits = traits_of(variant, compiled_by[key])
         cands = Candidates([by_label[lbl] for lbl in r["configs"]], dev, r["dtype"], traits)
         problem = Gemm(r["m"], r["n"], r["k"], r["dtype"], traits)
         predicted, _ = evaluate(problem, cands)

@@ -414,6 +414,9 @@ def tune(
     layout: Annotated[str, typer.Option(help="matmul operand layout of C = A @ B, row-major storage: nn (B[K,N]), "
                                              "nt (B as W[N,K], a linear layer), tn, tt.")] = "nt",
     persistent: Annotated[bool, typer.Option(help="matmul: one program per CU walks the tiles.")] = False,
+    triton: Annotated[str | None, typer.Option(
+        "--triton", help="matmul: the Triton release that compiles the kernel (e.g. 3.9.0), where its code "
+                         "generation changes the cost; default: the installed one, if any.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the pick, runner-up and prediction as JSON.")] = False,
 ) -> None:
     """The perfmodel's launch config for one shape, with no GPU and no warm-up: pick and runner-up."""
@@ -422,13 +425,22 @@ def tune(
 
     from porter import hardware
     from porter.perfmodel import Traits, select
+    from porter.perfmodel.gemm import triton_release
 
     try:
         dims = tuple(int(x) for x in shape.split(","))
     except ValueError as e:
         raise _bad_input(f"--shape {shape}: {e}") from None
+    if triton is None:
+        from importlib import metadata
+
+        try:
+            triton = metadata.version("triton")
+        except metadata.PackageNotFoundError:
+            pass
     try:
-        sel = select(op, dims, dtype, arch, Traits(layout, persistent))
+        release = triton_release(triton) if triton else None
+        sel = select(op, dims, dtype, arch, Traits(layout, persistent, release))
     except (ValueError, KeyError) as e:
         raise _bad_input(str(e.args[0])) from None
     vendor = hardware.get(sel.device).vendor
@@ -440,7 +452,7 @@ def tune(
                     "workgroups_per_cu": p.resident, "waves": p.waves, "registers": p.registers}
         print(json.dumps({"op": op, "shape": list(dims), "dtype": dtype, "device": sel.device,
                           "layout": layout if sel.op in ("matmul", "gemm") else None, "persistent": persistent,
-                          "pick": pred(sel.best), "runner_up": pred(sel.runner_up) if sel.runner_up else None,
+                          "triton": triton, "pick": pred(sel.best), "runner_up": pred(sel.runner_up) if sel.runner_up else None,
                           "considered": sel.considered, "select_s": sel.seconds - sel.table_seconds,
                           "table_s": sel.table_seconds, "predicted": True}, indent=2))
         return

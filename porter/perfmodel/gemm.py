@@ -135,14 +135,28 @@ class Traits:
     reads, 64 bits at a time instead of 128 (../shared/HARDWARE.md, CDNA4 LDS).
     persistent: one program per CU walks the tiles (Triton's persistent matmul, grid = CUs), so a
     CU holds one workgroup whatever else would fit.
+    triton: the Triton release (major, minor) that compiles the kernel, where its code generation
+    changes the cost (`serializes_wide_wgmma`); None when unknown, read as the release the sm_90
+    terms were measured with (3.6, the H200 sweeps of the evidence note of 2026-12-01).
     """
 
     layout: str = "nt"
     persistent: bool = False
+    triton: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
             raise ValueError(f"unknown GEMM layout {self.layout!r}; known: {', '.join(LAYOUTS)}")
+
+    @property
+    def serializes_wide_wgmma(self) -> bool:
+        """Whether this Triton's sm_90 compile serializes the one-tile kernel's BN-256 8-warp wgmma.
+
+        Read from compiles of the same kernel (evidence note of 2026-12-01, seventh and eighth
+        looks): Triton 3.6.0 with its ptxas of CUDA 12.8 does (ptxas C7515), Triton 3.9.0 does not.
+        Releases in between were not compiled; they are taken as 3.6.
+        """
+        return self.triton is None or self.triton < (3, 9)
 
     @property
     def a_k_major(self) -> bool:
@@ -154,6 +168,15 @@ class Traits:
 
     def label(self) -> str:
         return self.layout + (" persistent" if self.persistent else "")
+
+
+def triton_release(version: str) -> tuple[int, int]:
+    """(major, minor) of a Triton version string: "3.6.0" -> (3, 6); "3.9.0+git1a2b" -> (3, 9)."""
+    parts = version.split(".")
+    try:
+        return int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()) if len(parts) > 1 else 0)
+    except ValueError:
+        raise ValueError(f"not a Triton version: {version!r}") from None
 
 
 @dataclass(frozen=True)
@@ -370,9 +393,9 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     # row-major B keep one wgmma group in flight; 4 warps do too. Only when the output's row stride is
     # 16-divisible (evaluate): with N off a multiple of 16 the same tile compiles unserialized. Each K-step
     # of such a workgroup gains [model] wgmma_serialized_clk in its own time. Triton 3.9.0's compile of the
-    # same kernel is not serialized (seventh look).
+    # same kernel is not serialized (seventh look): the term follows the kernel's Triton (Traits.triton).
     serializes = (wgmma & (c.bn >= 256) & (c.nw == 8) & traits.a_k_major & traits.b_k_major
-                  & (not traits.persistent) & (dev.arch == "sm_90"))
+                  & (not traits.persistent) & (dev.arch == "sm_90") & traits.serializes_wide_wgmma)
     c.serialized_clk = (np.where(serializes, model.wgmma_serialized_clk.value, 0.0)
                         if model.wgmma_serialized_clk is not None else np.zeros_like(c.bm))
     c.pipelined = c.ns >= 2

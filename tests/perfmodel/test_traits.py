@@ -13,7 +13,7 @@ from porter import hardware
 from porter import triton_source as src
 from porter.cli import app
 from porter.perfmodel import GemmConfig, Traits, select
-from porter.perfmodel.gemm import BOUNDS, FP8_TRANSPOSE_PASSES, Candidates, Gemm, evaluate
+from porter.perfmodel.gemm import BOUNDS, FP8_TRANSPOSE_PASSES, Candidates, Gemm, evaluate, triton_release
 
 CFG = GemmConfig(128, 64, 64, num_warps=4, num_stages=2)
 
@@ -128,8 +128,10 @@ def test_serialized_wgmma_tile_waits_a_measured_clock_count_per_k_step():
                       for bm, bn, nw in ((128, 256, 8), (256, 128, 8), (64, 256, 4)))
     serial = h200.model.wgmma_serialized_clk.value
     assert list(Candidates([wide, tall, w4], h200, "bf16").serialized_clk) == [serial, 0.0, 0.0]
-    for traits in (Traits("nn"), Traits("nt", persistent=True)):
+    for traits in (Traits("nn"), Traits("nt", persistent=True), Traits("nt", triton=(3, 9))):
         assert list(Candidates([wide], h200, "bf16", traits).serialized_clk) == [0.0]
+    # The term follows the compiling Triton: 3.6 (the sweeps') and an unknown release serialize, 3.9 does not.
+    assert Traits("nt", triton=(3, 6)).serializes_wide_wgmma and Traits("nt").serializes_wide_wgmma
     assert hardware.get("mi350x").model.wgmma_serialized_clk is None
     # A lone workgroup (one tile per SM down M, 2048 K-steps) waits the serialized clocks in its own time,
     # which binds (1024 clk of math + 48 KiB landed / 128 + 75 of overhead, over 1270 of loads and the
@@ -222,6 +224,25 @@ def test_tune_json_and_layout_option():
     assert np.isclose(data["pick"]["time_s"], sel.best.time_s)
 
 
+def test_tune_follows_the_named_triton_release():
+    # 3.6's ptxas serializes the one-tile nt kernel's BN-256 8-warp tile (T12), 3.9's does not: on a wide
+    # shape the 3.9 pick is the 128x256 tile the 3.6 pick avoids.
+    def tune(release: str) -> dict:
+        r = CliRunner().invoke(app, ["tune", "--op", "matmul", "--shape", "2048,4096,1024", "--dtype", "bf16",
+                                     "--arch", "h200", "--triton", release, "--json"])
+        assert r.exit_code == 0, r.output
+        return json.loads(r.output)
+
+    old, new = tune("3.6.0"), tune("3.9.0")
+    assert (old["triton"], new["triton"]) == ("3.6.0", "3.9.0")
+    assert (old["pick"]["config"]["block_n"], new["pick"]["config"]["block_n"]) == (128, 256)
+    for data, release in ((old, (3, 6)), (new, (3, 9))):
+        sel = select("matmul", (2048, 4096, 1024), "bf16", "h200", Traits("nt", triton=release))
+        assert data["pick"]["label"] == sel.best.config.label()
+    bad = CliRunner().invoke(app, ["tune", "--op", "matmul", "--shape", "64,64,64", "--triton", "nightly"])
+    assert bad.exit_code != 0 and "not a Triton version" in bad.output
+
+
 KERNELS = '''
 import triton
 import triton.language as tl
@@ -291,3 +312,11 @@ def test_short_k_major_runs_stream_whole_fetch_units():
     short, full = (GemmConfig(256, 32, bk, num_warps=4, num_stages=3) for bk in (32, 64))
     seconds, bound = evaluate(Gemm(262144, 32, 128, "bf16", Traits("nt")), Candidates([short, full], dev, "bf16", Traits("nt")))
     assert BOUNDS[int(bound[0])] == "dram" and seconds[0] > 1.5 * seconds[1]
+
+
+def test_triton_release_reads_major_and_minor():
+    assert triton_release("3.6.0") == (3, 6)
+    assert triton_release("3.9.0+git1a2b3c") == (3, 9)
+    assert triton_release("3.10") == (3, 10)
+    with pytest.raises(ValueError, match="not a Triton version"):
+        triton_release("nightly")
