@@ -41,6 +41,21 @@ __device__ __noinline__ void slow_path(unsigned long long* t0) {
   else if (t - *t0 > 100000000ull) { printf("timeout\n"); __trap(); }
 }
 
+// Session 6's ladder (modes 19-22): a block tag with the ready bit, as the own arrival word
+// carries it, and the first-barrier set-up the test guards (out of line; never taken here).
+constexpr unsigned long long kTag = 0x1234567800000000ull | 0x200ull;
+__device__ __noinline__ unsigned long long cold_setup(unsigned long long* t0, unsigned long long w) {
+  printf("cold %llu\n", w);
+  *t0 = w;
+  __trap();
+}
+DEV bool try_wait_token(unsigned bar, unsigned long long st) {
+  unsigned done;
+  asm volatile("{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+               : "=r"(done) : "r"(bar), "l"(st) : "memory");
+  return done != 0u;
+}
+
 struct Shared {
   unsigned long long flag[16][2];
   unsigned long long mb[16];
@@ -57,6 +72,10 @@ __global__ void proto(float* out, int iters) {
   if ((MODE == 3 || MODE >= 15) && l64 == 0) asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(saddr(&s.mb[wave])), "r"(64));
   if ((MODE == 4 || MODE == 14) && l64 == 0) asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(saddr(&s.mb[wave])), "r"(2));
   __syncthreads();
+  if (MODE >= 19) {  // after the zeroing above
+    if ((t & 31u) == 0) s.flag[wave][half] = kTag;
+    __syncthreads();
+  }
   const unsigned me = saddr(&s.flag[wave][half]), other = saddr(&s.flag[wave][half ^ 1]);
   const unsigned mb = saddr(&s.mb[wave]);
   float x = t * 0.5f;
@@ -130,6 +149,78 @@ __global__ void proto(float* out, int iters) {
       const unsigned long long theirs = ldv(other);
       const unsigned long long v = ldv(saddr(&s.slot[b][wave][l64 ^ 32u]));
       x += (theirs + 1ull >= w ? __uint_as_float(static_cast<unsigned>(v)) : 0.f);
+    } else if (MODE == 23 || MODE == 24) {
+      // 23: mode 20 with the cold branch a trap (no call, no join: what the call and its
+      //     convergence region cost); 24: mode 20 + the live lanes (activemask) tested in the
+      //     same branch as the tag, the fast path assuming a whole warp (lane 0 the leader, one
+      //     arrival per lane, the constant-mask vote): session 6's "whole-warp fast path".
+      const unsigned long long w = ldv(me);
+      const unsigned long long next = (w & ~0x3full) | ((w + 1ull) & 0x3full);
+      const unsigned live = MODE == 24 ? __activemask() : 0xffffffffu;
+      const bool cold = ((w ^ (kTag & ~0x3ffull)) & (~0x3ffull | 0x300ull)) != 0x200ull || live != 0xffffffffu;
+      unsigned long long nx = next;
+      if (MODE == 23 && cold) __trap();
+      if (MODE == 24 && cold) nx = cold_setup(&t0, w);
+      const unsigned b = static_cast<unsigned>(nx) & 1u;
+      stv(saddr(&s.slot[b][wave][l64]), __float_as_uint(x));
+      stv(saddr(&s.pw[b][wave][half]), 0xffffffffu);
+      if (lane == 0) stv(me, nx);
+      unsigned long long st;
+      asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];" : "=l"(st) : "r"(mb) : "memory");
+      bool done = __all_sync(0xffffffffu, try_wait_token(mb, st));
+      for (unsigned k = 1; !done; ++k) {
+        if (lane == 0 && (k & 7u) == 3u) slow_path(&t0);
+        done = __all_sync(0xffffffffu, try_wait_token(mb, st));
+      }
+      const unsigned long long theirs = ldv(saddr(&s.pw[b][wave][half ^ 1u]));
+      const unsigned long long v = ldv(saddr(&s.slot[b][wave][l64 ^ 32u]));
+      asm volatile("{ .reg .pred p; setp.eq.u32 p, %0, 0; @p st.shared.u64 [%1], %2; }"
+                   ::"r"(static_cast<unsigned>(theirs)), "r"(saddr(&s.pw[b ^ 1u][wave][half ^ 1u])), "l"(0ull) : "memory");
+      x += (theirs & 1ull) ? __uint_as_float(static_cast<unsigned>(v)) : 0.f;
+    } else if (MODE >= 19 && MODE <= 22) {
+      // Session 6's ladder: the fast path of shims/hip_on_cuda/porter_hoc/wave.h (session 6) built
+      // up from its data path, one feature per mode, to see what each costs.
+      // 19: own word loaded (its parity picks the buffer), the lane's slot and the warp word
+      //     stored, lane 0 stores the own word, every lane arrives, the wait a warp vote on
+      //     try_wait (first try outside the loop), the partner's warp word and the source slot
+      //     loaded together, the slot masked by the partner's live bit;
+      // 20: + the own word's tag test (this block, ready) with an out-of-line cold call (never taken);
+      // 21: + the live lanes (activemask), the leader (first live lane) and its stand-in
+      //     arrivals (33 - popc), the vote's constant full mask behind a test of the live lanes;
+      // 22: + the barrier picked by a flag of the own word, the propagation store (predicated).
+      const unsigned long long w = ldv(me);
+      unsigned long long next = (w & ~0x3full) | ((w + 1ull) & 0x3full);
+      if (MODE >= 20 && ((w ^ (kTag & ~0x3ffull)) & (~0x3ffull | 0x200ull)) != 0x200ull) next = cold_setup(&t0, w);
+      const unsigned b = static_cast<unsigned>(next) & 1u;
+      unsigned live = 0xffffffffu;
+      bool leader = lane == 0;
+      unsigned count = 1u;
+      if (MODE >= 21) {
+        live = __activemask();
+        leader = lane == static_cast<unsigned>(__ffs(live) - 1);
+        count = leader ? 33u - __popc(live) : 1u;
+      }
+      stv(saddr(&s.slot[b][wave][l64]), __float_as_uint(x));
+      stv(saddr(&s.pw[b][wave][half]), live);
+      unsigned bar = mb;
+      if (MODE >= 22) bar = (next & 0x100ull) ? saddr(&s.cnt[wave][half]) : mb;
+      if (leader) stv(me, next);
+      unsigned long long st;
+      asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1], %2;" : "=l"(st) : "r"(bar), "r"(count) : "memory");
+      bool done;
+      if (MODE >= 21 && live != 0xffffffffu) done = __all_sync(live, try_wait_token(bar, st));
+      else done = __all_sync(0xffffffffu, try_wait_token(bar, st));
+      for (unsigned k = 1; !done; ++k) {
+        if (leader && (k & 7u) == 3u) slow_path(&t0);
+        if (MODE >= 21 && live != 0xffffffffu) done = __all_sync(live, try_wait_token(bar, st));
+        else done = __all_sync(0xffffffffu, try_wait_token(bar, st));
+      }
+      const unsigned long long theirs = ldv(saddr(&s.pw[b][wave][half ^ 1u]));
+      const unsigned long long v = ldv(saddr(&s.slot[b][wave][l64 ^ 32u]));
+      if (MODE >= 22)
+        asm volatile("{ .reg .pred p; setp.eq.u32 p, %0, 0; @p st.shared.u64 [%1], %2; }"
+                     ::"r"(static_cast<unsigned>(theirs)), "r"(saddr(&s.pw[b ^ 1u][wave][half ^ 1u])), "l"(0ull) : "memory");
+      x += (theirs & 1ull) ? __uint_as_float(static_cast<unsigned>(v)) : 0.f;
     } else if (MODE == 5) {  // floor: hardware named barrier of the wave's 64 threads
       asm volatile("bar.sync %0, 64;" ::"r"(wave + 1) : "memory");
       x += 1.f;
@@ -247,9 +338,11 @@ int main() {
   const char* names[] = {"native_shfl_xor_sync", "floor_flag_divergent_spin", "floor_flag_uniform_spin",
                          "floor_mbarrier_all_lanes", "floor_mbarrier_leader", "floor_bar_sync_64",
                          "floor_pingpong_one_way_x2", "data_tagged_st", "data_tagged_st_uniform_spin",
-                         "data_tagged_exch", "data_tagged_acquire", "data_tagged_exch_release", "data_tagged_shfl_down", "data_tagged_ballot", "floor_mbarrier_leader_token", "floor_mbarrier_all_lanes_syncwarp", "floor_mbarrier_all_lanes_token", "floor_mbarrier_token_2_loads", "floor_collective_s4_design"};
+                         "data_tagged_exch", "data_tagged_acquire", "data_tagged_exch_release", "data_tagged_shfl_down", "data_tagged_ballot", "floor_mbarrier_leader_token", "floor_mbarrier_all_lanes_syncwarp", "floor_mbarrier_all_lanes_token", "floor_mbarrier_token_2_loads", "floor_collective_s4_design",
+                         "s6_data_vote_wait", "s6_+tag_test", "s6_+live_leader", "s6_+bar_select_propagation",
+                         "s6_tag_test_trap", "s6_whole_warp_fast_path"};
 #define RUN(M) printf("%-30s %.4f\n", names[M], time_ms([&] { proto<M><<<132, 256>>>(out, kIters); }))
-  RUN(0); RUN(1); RUN(2); RUN(3); RUN(4); RUN(5); RUN(6); RUN(7); RUN(8); RUN(9); RUN(10); RUN(11); RUN(12); RUN(13); RUN(14); RUN(15); RUN(16); RUN(17); RUN(18);
+  RUN(0); RUN(1); RUN(2); RUN(3); RUN(4); RUN(5); RUN(6); RUN(7); RUN(8); RUN(9); RUN(10); RUN(11); RUN(12); RUN(13); RUN(14); RUN(15); RUN(16); RUN(17); RUN(18); RUN(19); RUN(20); RUN(21); RUN(22); RUN(23); RUN(24);
   cudaError_t e = cudaDeviceSynchronize();
   printf("status %s\n", cudaGetErrorString(e));
   return e == cudaSuccess ? 0 : 1;

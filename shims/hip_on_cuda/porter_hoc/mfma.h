@@ -38,7 +38,7 @@
  * summation order of neither the MI350X nor the tensor core is documented, so results can
  * differ from an MI350X in the last bits: compare with a tolerance.
  *   Cost: 2 KiB of static shared memory per wave (PORTER_HOC_MFMA_WAVES, default 8 = blocks of
- *   up to 512 threads: 16 KiB, plus 256 bytes of arrival words), two wave barriers per
+ *   up to 512 threads: 16 KiB, plus the wave barrier's words), two wave barriers per
  *   instruction, 12 shared loads, 4-12 shuffles. The previous emulation (every lane computing
  *   its elements from eight one-register exchanges) was 191x the tensor cores and needed 181
  *   registers per thread; this one is in bench/results/hip_on_cuda_collectives_h200_*.txt.
@@ -228,7 +228,6 @@ __device__ inline vec<float, NACC> mfma(const vec<T, KPL>& a, const vec<T, KPL>&
   MfmaStage& st = mfma_stage()[p.wave];
 
   // 1. publish this lane's registers; zeros for the lanes that do not take part
-  const Arrival arrival = arrival_begin(p);
   st.a[stage_pos(p.lane)] = pack(a);
   st.b[stage_pos(p.lane)] = pack(b);
   const unsigned t = p.lane % 32u;
@@ -236,7 +235,7 @@ __device__ inline vec<float, NACC> mfma(const vec<T, KPL>& a, const vec<T, KPL>&
   if (live != 0xffffffffu && t == leader)
     for (unsigned x = 0; x < 32u; ++x)
       if (!((live >> x) & 1u)) st.a[stage_pos(32u * p.half + x)] = st.b[stage_pos(32u * p.half + x)] = make_uint4(0u, 0u, 0u, 0u);
-  if (!arrive_and_wait(p, live, arrival)) {  // the other warp exited: its lanes are zeros
+  if (wave_barrier(p, live) == 0u) {  // the other warp did not take part: its lanes are zeros
     if (t == leader)
       for (unsigned x = 0; x < 32u; ++x)
         st.a[stage_pos(32u * (p.half ^ 1u) + x)] = st.b[stage_pos(32u * (p.half ^ 1u) + x)] = make_uint4(0u, 0u, 0u, 0u);

@@ -12,9 +12,9 @@
  *   - A collective is an exchange through shared memory: every lane of the wave writes one
  *     64-bit slot, the two warps synchronise, every lane reads what it needs, the two warps
  *     synchronise again (so the next collective cannot overwrite a slot still being read).
- *   - The two warps synchronise through one arrival word per warp in the same scratch (below,
- *     "Wave barrier"); within a warp, __syncwarp over its live lanes. A wave of one warp (the
- *     tail of a block whose size is not a multiple of 64) needs only the __syncwarp.
+ *   - The two warps synchronise at the wave's barrier (below, "Wave barrier"). A wave of one
+ *     warp (the tail of a block whose size is not a multiple of 64) synchronises on a barrier
+ *     of its own warp, as a warp whose partner is gone does.
  *   - Lanes that have exited (returned) are inactive, as on AMD: a read from an inactive lane
  *     returns 0 (ds_bpermute_b32 semantics: "reading from inactive lanes returns 0", Rust
  *     core::arch::amdgpu::ds_bpermute docs), they contribute 0 to ballots and are excluded
@@ -25,40 +25,47 @@
  * barrier held up by exiting threads only for barriers of all threads of the CTA (PTX ISA,
  * "exit"), so a wave one of whose warps returned - on AMD simply a wave with half its lanes
  * inactive, e.g. an edge tile that one warp leaves - would wait forever. The barrier is the
- * wave's mbarrier (PTX's transaction barrier in shared memory, sm_80+; arrive_and_wait below):
+ * wave's mbarrier (PTX's transaction barrier in shared memory, sm_80+; wave_round below):
  * 64 arrivals per phase, 32 from each warp (one per live lane; the warp's leader arrives once
  * more for each of its inactive lanes), each lane waiting on the token of its own arrival.
  * Unlike a named barrier an mbarrier can be told that a warp is gone (`arrive_drop`: one
  * arrival now and one fewer expected in every later phase), and unlike a word in shared
  * memory that the other warp polls (the protocol until session 3 of 2026-12-01) the waiting
  * is done by the barrier unit: ~52 ns per barrier of a lone loop on the H200 against ~105 ns
- * for the best polled flag (bench/hip_on_cuda_protocols.cu). Each warp also keeps an arrival
- * word (its barrier count, and flags), stored by its leader before it arrives. The wait ends
- * in one of three ways:
+ * for the best polled flag (bench/hip_on_cuda_protocols.cu). Each warp keeps an arrival word
+ * (its barrier count, and flags), stored by its leader before it arrives, and publishes, for
+ * every barrier, a warp word (its live lanes and a 32-bit word such as its ballot) that the
+ * partner reads after the wait. The wait ends in one of three ways:
  *   - the partner arrives;
  *   - the partner has exited: every lane it has has left the kernel. Nothing on an NVIDIA GPU
  *     tells a warp that another has exited (no special register or instruction reads another
  *     warp's state), so the kernel tells it: porter's hip-on-cuda hipcc starts every kernel it
  *     compiles with an exit guard (KernelExit below; porter/toolchains/hoc_guard.py inserts
  *     it), whose destructor - run on every return path of every lane - sets the lane's bit in
- *     its warp's exited mask; the last lane of a warp to exit drops the warp's 32 arrivals
- *     from the mbarrier, so the partner's phase completes at once, without any clock. A warp
- *     whose lanes all exited before it ever used the barrier is seen in the mask;
+ *     its warp's exited mask; the last lane of a warp to exit zeroes the warp's word of its
+ *     next barrier and drops the warp's 32 arrivals from the mbarrier, so the partner's phase
+ *     (this one and every later one) completes with its own arrivals, without any clock. A
+ *     warp whose lanes all exited before it ever used the barrier is seen in the mask;
  *   - neither within PORTER_HOC_ABSENT_MS (default 100) of %globaltimer: a kernel built without
  *     the guard (plain nvcc, a kernel written by a macro, a kernel in a header), where an exit
  *     leaves no mark, or a partner that is alive elsewhere (a collective under a branch that
  *     splits the wave, a half held at __syncthreads). The waiting warp gives the partner up
- *     and goes on alone: it marks its own word absent and arrives in the partner's place until
- *     the phase completes (wait_cold). That costs one wait per such wave and block (later
- *     collectives of the warp see its own "absent" bit and do not wait). If the given-up warp
- *     was alive, its arrival falls into the next phase, which nobody completes, and its
- *     leader's look at the partner's word during the wait finds the mark and traps with a
- *     message naming the block and the wave (or, had it arrived at the very phase of the
- *     give-up, the giving-up warp traps): the run fails loudly, never with a silent wrong value
- *     and never with a hang.
- * After every completed barrier each lane reads the partner's word: a partner that did not
- * take part (it exited, or was given up) is gone for good, and the warp goes on alone from
- * then on (partner_gone), so a stale word is never compared with a later count.
+ *     and goes on alone: it zeroes the partner's warp words, marks its own word absent,
+ *     arrives in the partner's place until the phase completes, and synchronises on a barrier
+ *     of its own from then on (wait_cold, go_alone). That costs one wait per such wave and
+ *     block. If the given-up warp was alive, its arrival falls into the next phase of the
+ *     wave's barrier, which nobody completes, and its leader's look at the partner's word
+ *     during the wait finds the mark and traps with a message naming the block and the wave
+ *     (or, had it arrived at the very phase of the give-up, the giving-up warp traps): the run
+ *     fails loudly, never with a silent wrong value and never with a hang.
+ * No collective tests the partner's state (session 6): a partner that did not take part in a
+ * barrier - exited, given up, or absent (a one-warp wave) - reads as a warp word of no live
+ * lanes, which masks its slots and its ballot like any inactive lanes. Who writes that zero,
+ * and why it cannot race with a live partner, is in wave_round's comment (the exit guard for
+ * the barrier after the exit, the reader's predicated "propagation" store for the later ones,
+ * go_alone for a give-up). The fast path is one test - the own arrival word is this block's,
+ * ready, not alone, and all 32 lanes are live - and one branch; the first barrier, partial
+ * warps and a warp alone are out of line (barrier_setup, round_cold).
  * The mbarrier orders every arrival of a phase, so "the partner arrived" and "the partner was
  * given up" cannot both hold unnoticed (wait_cold). Shared memory is not initialised at
  * launch: warp 0 of a wave initialises the mbarrier at its first barrier in the block and
@@ -69,11 +76,12 @@
  *   An arrival word carries a tag of its block and launch (%gridid, the launch's number in the
  *   context, and the linear block index) and a word with another tag reads as "no barrier
  *   passed yet". Word layout: bits 63..42 %gridid mod 2^22, 41..10 the block index mod 2^32,
- *   9 the ready bit (this warp uses the wave's mbarrier), 8 the absent bit (this warp goes on
- *   alone: its partner exited or was given up), 7 the guarded bit (the kernel has the exit
- *   guard, so this warp's exited mask is valid), 6 the given-up bit (set by warp 1 when warp 0
- *   never initialised the barrier), 5..0 the count mod 64 (the two warps of a wave are never
- *   more than one barrier apart; the mbarrier's phase is the count minus one).
+ *   9 the ready bit (this warp has set up its barrier), 8 the absent bit (this warp goes on
+ *   alone, on its own mbarrier: it is the only warp of its wave, or its partner never used the
+ *   barrier and exited, or was given up), 7 the guarded bit (the kernel has the exit guard, so
+ *   this warp's exited mask is valid), 6 the given-up bit (set by warp 1 when warp 0 never
+ *   initialised the barrier), 5..0 the count mod 64 (the two warps of a wave are never more
+ *   than one barrier apart; the mbarrier's phase is the count minus one).
  *   History (docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): session 1 polled arrival
  *   words with a Dekker fence (fence.sc.cta) on every arrival; session 2 made the arrival an
  *   atomic exchange and added the exit guard; session 3 replaced the polling by the mbarrier
@@ -85,7 +93,9 @@
  *   try_wait peeled off the loop, in place of a per-lane loop and a __syncwarp (2-4%). Moving
  *   the test of the partner's word from after the wait to before the arrival (one 16-byte load
  *   of both words) was measured 17% slower: the partner waits for everything a warp does
- *   before it arrives.
+ *   before it arrives. Session 6 removed the per-collective test of the partner's word (the
+ *   partner's warp word reads 0 when it did not take part, see above) and made the fast path
+ *   a whole warp's (one test, one branch): 14.9-18.9x -> 10.0-11.2x.
  *   Named barriers after the handshake
  *   were measured and not kept (slower, 12 more registers); a tagged-data protocol (each lane's
  *   value stored with its collective's number, polled by the reader: no barrier at all) was
@@ -110,11 +120,11 @@
  *      wave's lockstep, is not emulated: the two warps are not in lockstep. Use __syncthreads,
  *      or __builtin_amdgcn_wave_barrier / __syncwarp, which map to the wave barrier here.
  *
- * Cost: 9 KiB of static shared memory per block in kernels that use a collective (two
- * buffers x 16 waves x 64 lanes x 4 bytes, plus the per-warp words and the 16 mbarriers),
- * counted against the 48 KiB static limit and the opt-in maximum of dynamic shared memory;
- * 512 bytes (the arrival words, exited masks and mbarriers) in every kernel with the exit
- * guard. A collective costs one wave barrier (two for a 64-bit value); a shuffle whose
+ * Cost: 9.4 KiB of static shared memory per block in kernels that use a collective (two
+ * buffers x 16 waves x 64 lanes x 4 bytes, plus the per-warp words and the 16 + 32
+ * mbarriers), counted against the 48 KiB static limit and the opt-in maximum of dynamic shared
+ * memory; 640 bytes (the arrival words, exited masks, wave mbarriers and the warp words'
+ * address) in every kernel with the exit guard. A collective costs one wave barrier (two for a 64-bit value); a shuffle whose
  * sources all lie in the caller's 32-lane half (a segment of <= 32 lanes, a lane mask < 32) is
  * CUDA's own warp shuffle and waits for nobody.
  */
@@ -140,9 +150,6 @@ struct WaveScratch {
    * a collective writes one while the partner may still read the other, so one barrier per
    * collective orders everything (see WaveCall). */
   unsigned slot[2][kMaxWaves][kWaveLanes];  // one 32-bit word per lane (64-bit values: two calls)
-  /* One 64-bit word per warp: its live lanes (bits 0-31) and its 32-bit word (a warp's ballot,
-   * say; bits 32-63), stored by every lane of the warp at once and read in one load. */
-  unsigned long long warp[2][kMaxWaves][2];
 };
 
 __device__ inline WaveScratch& scratch() {
@@ -262,6 +269,13 @@ __device__ inline unsigned or_acq_rel(unsigned addr, unsigned bits) {
   asm volatile("atom.acq_rel.cta.shared.or.b32 %0, [%1], %2;" : "=r"(old) : "r"(addr), "r"(bits) : "memory");
   return old;
 }
+/* Plain (weak) shared stores, ordered by the release arrival that follows them. */
+__device__ inline void st_weak32(unsigned addr, unsigned v) {
+  asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+__device__ inline void st_weak64(unsigned addr, unsigned long long v) {
+  asm volatile("st.shared.u64 [%0], %1;" ::"r"(addr), "l"(v) : "memory");
+}
 /* __syncwarp over `mask`; the constant full mask when the whole warp takes part. */
 __device__ inline void sync_lanes(unsigned mask) {
   if (mask == 0xffffffffu)
@@ -277,8 +291,7 @@ __device__ inline void sync_lanes(unsigned mask) {
  * ballots (before their arrival: on the partner's critical path too); measured 0.6% on the
  * ballot loop (session 5), so it is not what makes a ballot slower than a shuffle. */
 __device__ inline unsigned warp_ballot(unsigned mask, int predicate) {
-  return mask == 0xffffffffu ? porter_hoc_cuda_ballot_sync(0xffffffffu, predicate)
-                             : porter_hoc_cuda_ballot_sync(mask, predicate);
+  return porter_hoc_cuda_ballot_sync(mask, predicate);
 }
 /* The same for "the predicate holds on every lane of `mask`" (the wave barrier's wait). */
 __device__ inline bool warp_all(unsigned mask, bool predicate) {
@@ -299,39 +312,19 @@ __device__ __noinline__ __attribute__((noreturn)) inline void presumed_exited_bu
 }
 
 /* Whether the partner's arrival word `theirs`, read after a barrier whose own word is `next`,
- * says the partner took part in it: a word of this block and launch (tag) whose count is this
+ * says the partner arrived at it: a word of this block and launch (tag) whose count is this
  * barrier's (stored before it arrived) or the next one's (it passed this barrier and stored its
  * next arrival before this warp looked). It cannot be further ahead: the next barrier waits for
- * this warp. Exact, not "at least": a partner that exited stops counting, and a count mod 64
- * that only had to be "reached" would read as reached again 33 barriers later (this warp stops
- * comparing at the first barrier the partner misses: partner_gone). */
+ * this warp. Asked only once, in wait_cold, right after a give-up (a count mod 64 compared
+ * again later could match a stale word). */
 __device__ inline bool at_barrier(unsigned long long theirs, unsigned long long next) {
   return ((theirs ^ next) & kArrivalTag) == 0ull &&
          ((static_cast<unsigned>(theirs) - static_cast<unsigned>(next)) & kArrivalCount) <= 1u;
 }
 
-/* Where the calling warp stands before its next barrier, read by every lane from its warp's
- * own arrival word (written only by the warp's leader: before its arrival at the warp's
- * previous barrier, which every lane's wait acquired, or before a __syncwarp in the cold
- * paths). `next` is the word the leader stores before its next arrival:
- * this block's tag, the flags (kArrivalGuarded, kArrivalReady, kArrivalAbsent, kArrivalGivenUp)
- * and the count after that barrier; a word of another block or launch (shared memory is not
- * initialised) reads as count 0 without flags. The count's parity is the buffer of the
- * collective (WaveCall). Everything the barrier needs besides the warp's live lanes is in this
- * one word, so the fast path tests one mask of it (arrive_and_wait). */
-struct Arrival {
-  unsigned long long next;
-};
-
 /* `word` with its count advanced by one (mod 64), tag and flags kept. */
 __device__ inline unsigned long long count_bumped(unsigned long long word) {
   return (word & ~kArrivalCount) | ((word + 1ull) & kArrivalCount);
-}
-
-__device__ inline Arrival arrival_begin(const WavePos& p) {
-  const unsigned long long tag = arrival_tag();
-  const unsigned long long seen = ld_relaxed64(shared_addr(&arrivals()[p.wave][p.half]));
-  return {count_bumped(((seen ^ tag) & kArrivalTag) == 0ull ? seen : tag)};
 }
 
 /* The lanes of warp `half` of wave `wave` that exist (a block's size need not be a multiple
@@ -343,11 +336,40 @@ __device__ inline unsigned lanes_of(unsigned wave, unsigned half, unsigned nthre
 }
 
 /* The wave's hardware transaction barrier (PTX mbarrier, sm_80+), expecting 64 arrivals per
- * phase, 32 from each warp (arrive_and_wait). Shared memory is not initialised: warp 0 of the
+ * phase, 32 from each warp (wave_round). Shared memory is not initialised: warp 0 of the
  * wave initialises it at its first barrier in a block (ready_wave below) and says so with
  * kArrivalReady in its arrival word; warp 1 uses it only after it has seen that bit. */
 __device__ inline unsigned long long (&wave_mbarriers())[kMaxWaves] {
   __shared__ unsigned long long words[kMaxWaves];
+  return words;
+}
+/* Each warp's own mbarrier for when it synchronises alone (kArrivalAbsent: a one-warp wave, or
+ * a warp whose partner exited before it ever used the wave's barrier or was given up): 32
+ * arrivals per phase, initialised by the warp's leader when it goes alone (go_alone). A
+ * given-up partner that is alive after all arrives at the wave's barrier, which nobody
+ * completes any more, and traps there (wait_cold); it never touches this one. */
+__device__ inline unsigned long long (&alone_mbarriers())[kMaxWaves][2] {
+  __shared__ unsigned long long words[kMaxWaves][2];
+  return words;
+}
+/* Each warp's word of each barrier ("warp word"): its live lanes (bits 0-31) and its 32-bit
+ * word (a warp's ballot, say; bits 32-63), stored by every lane of the warp before its
+ * arrival (one store instruction) and read by the partner after the wait, in two buffers by
+ * the barrier count's parity like the slots (WaveScratch). A partner that did not take part
+ * in a barrier reads here as a word of no live lanes (0): see "Wave barrier" above for who
+ * writes that 0 and when. Apart from WaveScratch: the MFMA emulation and the bare wave barrier
+ * use these words without the slots. */
+__device__ inline unsigned long long (&warp_words())[2][kMaxWaves][2] {
+  __shared__ unsigned long long words[2][kMaxWaves][2];
+  return words;
+}
+/* Byte distance between the two buffers of warp_words(). */
+constexpr unsigned kWarpWordsBuffer = kMaxWaves * 2u * 8u;
+/* The shared address of warp_words(), stored by each warp's leader at the warp's first barrier
+ * (before kArrivalReady): the exit guard's destructor, which must not name warp_words()
+ * (every guarded kernel would allocate it), zeroes the exiting warp's next word through it. */
+__device__ inline unsigned (&warp_words_at())[kMaxWaves][2] {
+  __shared__ unsigned words[kMaxWaves][2];
   return words;
 }
 /* `count` arrivals (release); returns the token of the phase they went to. */
@@ -373,21 +395,43 @@ __device__ inline bool mbar_test_wait_parity(unsigned addr, unsigned parity) {
       : "=r"(done) : "r"(addr), "r"(parity) : "memory");
   return done != 0u;
 }
+__device__ inline void mbar_init(unsigned addr, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(addr), "r"(count) : "memory");
+}
+
+/* The calling warp goes on alone from now on (cold; its leader): its own mbarrier is made
+ * ready for 32 arrivals per phase, and the partner's warp words of both buffers read "no live
+ * lanes". Called where no lane of this warp still reads a partner word (at its first barrier,
+ * or in wait_cold, when every lane has arrived at the barrier in progress). A partner that
+ * exited (or never existed) writes them no more; one that was given up but is alive may still
+ * store its word of the barrier in progress, and then traps (wait_cold): a run that reads
+ * such a word fails loudly. The caller publishes kArrivalAbsent with the next arrival word. */
+__device__ inline void go_alone(unsigned wave, unsigned half) {
+  mbar_init(shared_addr(&alone_mbarriers()[wave][half]), 32u);
+  st_relaxed(shared_addr(&warp_words()[0][wave][half ^ 1u]), 0ull);
+  st_relaxed(shared_addr(&warp_words()[1][wave][half ^ 1u]), 0ull);
+}
 
 /* The first barrier of a warp in this block (its word has no kArrivalReady): out of line, run
- * once per warp. Warp 0 of the wave initialises the wave's mbarrier and publishes
- * kArrivalReady by atomic exchange (release: the initialisation before the bit), so it also
- * learns whether warp 1 gave it up already; warp 1 waits for that bit (acquire), with the
- * exited mask and the bounded wait as in the steady state, and then sets its own.
- * Returns the warp's arrival word's new low bits: kArrivalReady set, or kArrivalAbsent when it
- * goes on alone. Called by the leader only. */
-__device__ __noinline__ inline unsigned ready_wave(unsigned wave, unsigned half, unsigned target, unsigned long long tag) {
+ * once per warp by its leader. Warp 0 of a two-warp wave initialises the wave's mbarrier and
+ * publishes kArrivalReady by atomic exchange (release: the initialisation before the bit), so
+ * it also learns whether warp 1 gave it up already; warp 1 waits for that bit (acquire), with
+ * the exited mask and the bounded wait as in the steady state, and then sets its own. The warp
+ * of a one-warp wave (the tail of a block) has no partner: it goes alone at once.
+ * Returns the low bits to add to the warp's next arrival word: kArrivalReady, with
+ * kArrivalAbsent when the warp goes on alone. */
+__device__ __noinline__ inline unsigned ready_wave(unsigned wave, unsigned half, unsigned nwarps, unsigned target,
+                                                   unsigned long long tag) {
   const unsigned mine = shared_addr(&arrivals()[wave][half]);
   const unsigned other = shared_addr(&arrivals()[wave][half ^ 1u]);
   const unsigned nthreads = blockDim.x * blockDim.y * blockDim.z;
+  warp_words_at()[wave][half] = shared_addr(&warp_words()[0][0][0]);
+  if (nwarps == 1u) {
+    go_alone(wave, half);
+    return kArrivalReady | kArrivalAbsent;
+  }
   if (half == 0u) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_addr(&wave_mbarriers()[wave])), "r"(kWaveLanes)
-                 : "memory");
+    mbar_init(shared_addr(&wave_mbarriers()[wave]), kWaveLanes);
     const unsigned long long old = exch_release(mine, tag | (target & kArrivalGuarded) | kArrivalReady |
                                                           ((target - 1u) & kArrivalCount));
     if ((old & kArrivalTag) == tag && (old & kArrivalGivenUp)) presumed_exited_but_alive(wave, half);
@@ -408,7 +452,8 @@ __device__ __noinline__ inline unsigned ready_wave(unsigned wave, unsigned half,
         // It cannot publish kArrivalReady any more (its lanes exited); a last look for one it
         // published before.
         if (ld_acquire64(other) & kArrivalReady) continue;
-        return kArrivalAbsent;
+        go_alone(wave, half);
+        return kArrivalReady | kArrivalAbsent;
       }
     }
     if ((spins & 63u) != 63u) continue;
@@ -417,7 +462,10 @@ __device__ __noinline__ inline unsigned ready_wave(unsigned wave, unsigned half,
     if (now - start > kAbsentNs) {
       // Give warp 0 up in its own word (it has not initialised the barrier, so the barrier
       // cannot decide): its exchange at kArrivalReady returns the mark and it traps.
-      if (cas_acq_rel(other, w, (ours ? w : tag) | kArrivalGivenUp) == w) return kArrivalAbsent;
+      if (cas_acq_rel(other, w, (ours ? w : tag) | kArrivalGivenUp) == w) {
+        go_alone(wave, half);
+        return kArrivalReady | kArrivalAbsent;
+      }
       start = 0;
     }
     __nanosleep(256);
@@ -443,20 +491,24 @@ __device__ inline unsigned fresh_thread_index(unsigned* nthreads) {
  * exited (a guarded kernel whose partner's lanes all exited before it used the barrier; a warp
  * that exits after using it drops its arrivals, see KernelExit, and the phase completes by
  * itself), or PORTER_HOC_ABSENT_MS passed (a kernel without the guard, or a partner that is
- * alive elsewhere). `next`: this warp's word at this barrier (arrival_begin); `start`: the
- * first look at %globaltimer in units of 1024 ns (0 before it). Returns the new `start`.
+ * alive elsewhere). It reads its position and this warp's word at this barrier (`next`, which
+ * the leader stored before it arrived) anew, so the wait loop keeps few registers live.
+ * `start`: the first look at %globaltimer in units of 1024 ns (0 before it). Returns the new `start`. A warp that
+ * synchronises alone (kArrivalAbsent) waits only for its own lanes: nothing to decide.
  *
- * Going on alone is always: kArrivalAbsent into this warp's own word, then arrivals in the
- * partner's place (release) until the phase completes - so every lane of this warp, waiting on
- * its token, goes on; it finds the partner's word short of this barrier (at_barrier) and stops
- * using the barrier (partner_gone). The mbarrier orders the arrivals of a phase: if the
- * partner's came first, the phase was complete and a stand-in belongs to the next phase; if
- * the stand-ins came first, the partner's (if they ever come) belong to the next phase, which
- * this warp never completes: the partner's leader finds kArrivalAbsent here in its own
- * wait_cold and traps. For the timer, which may fire while a slow partner is arriving, the
- * leader then looks at the partner's word (acquire, after the phase completed): a word at this
- * barrier means the partner arrived at this very phase - the two warps would disagree, so it
- * stops loudly. A warp that goes on alone never uses the barrier again.
+ * Going on alone is always: go_alone (the warp's own mbarrier ready, the partner's warp words
+ * zero), kArrivalAbsent into this warp's own word, then arrivals in the partner's place
+ * (release: they publish all of that) until the phase completes - so every lane of this warp,
+ * waiting on its token, goes on, reads the partner's warp word of this barrier as "no live
+ * lanes", and from its next barrier on synchronises on its own mbarrier. The wave's mbarrier
+ * orders the arrivals of a phase: if the partner's came first, the phase was complete and a
+ * stand-in belongs to the next phase; if the stand-ins came first, the partner's (if they ever
+ * come) belong to the next phase, which nobody completes: the partner's leader finds
+ * kArrivalAbsent here in its own wait_cold and traps. For the timer, which may fire while a
+ * slow partner is arriving, the leader then looks at the partner's arrival word (acquire,
+ * after the phase completed): a word at this barrier means the partner arrived at this very
+ * phase - the two warps would disagree, so it stops loudly (the partner's warp word, which it
+ * stored before arriving, may then have replaced the zero: the run fails anyway).
  *
  * How many stand-ins: a partner whose lanes have all exited (the exited mask) can only arrive
  * once more, all 32 at once (its last lane's arrive_drop), so 32 stand-ins at once are safe -
@@ -468,8 +520,12 @@ __device__ inline unsigned fresh_thread_index(unsigned* nthreads) {
  * racing the partner's last lane) falls into the next phase, which is never completed. (Left
  * open: a partner alive elsewhere in a guarded kernel whose last lane exits, dropping 32 at
  * once, within the few hundred nanoseconds of these single stand-ins after a 100 ms wait.) */
-__device__ __noinline__ inline unsigned wait_cold(unsigned wave, unsigned half, unsigned long long next, unsigned start) {
+__device__ __noinline__ inline unsigned wait_cold(unsigned start) {
+  const unsigned t = fresh_thread_index(nullptr);
+  const unsigned wave = t / kWaveLanes, half = (t / 32u) & 1u;
   const unsigned mine = shared_addr(&arrivals()[wave][half]);
+  const unsigned long long next = ld_relaxed64(mine);  // the leader's own store before its arrival
+  if (next & kArrivalAbsent) return start;
   const unsigned other = shared_addr(&arrivals()[wave][half ^ 1u]);
   const unsigned bar = shared_addr(&wave_mbarriers()[wave]);
   const unsigned long long w = ld_acquire64(other);
@@ -485,6 +541,7 @@ __device__ __noinline__ inline unsigned wait_cold(unsigned wave, unsigned half, 
     if (start == 0 || now - start > 0x80000000u) return now;  // first look (or the timer went back)
     if (now - start <= static_cast<unsigned>(kAbsentNs >> 10)) return start;
   }
+  go_alone(wave, half);
   st_relaxed(mine, next | kArrivalAbsent);
   if (!timed_out) {
     (void)mbar_arrive(bar, 32u);
@@ -496,145 +553,177 @@ __device__ __noinline__ inline unsigned wait_cold(unsigned wave, unsigned half, 
   return start;
 }
 
-/* A barrier that is not the fast case: the warp's first in this block (no kArrivalReady), or a
- * warp that goes on alone (kArrivalAbsent). Out of line, called by every live lane of the warp
- * with its `next` word. The first barrier: the leader initialises the wave's mbarrier or waits
- * for warp 0 to (ready_wave), and the warp learns the outcome by a shuffle. Going on alone: the
- * leader stores the word with the count advanced. Returns `next` with kArrivalReady (use the
- * barrier) or kArrivalAbsent (the warp has gone on alone: no wait). */
-__device__ __noinline__ inline unsigned long long barrier_setup(unsigned wave, unsigned half, unsigned live,
-                                                                bool leader, unsigned long long next) {
-  if (!(next & kArrivalAbsent)) {
-    sync_lanes(live);
-    unsigned r = 0u;
-    if (leader) r = ready_wave(wave, half, static_cast<unsigned>(next), next & kArrivalTag);
-    next |= porter_hoc_cuda_shfl_sync(live, r, __ffs(live) - 1, 32);
-  }
-  if (next & kArrivalAbsent) {
-    sync_lanes(live);  // every lane's writes before any lane's reads
-    if (leader) st_relaxed(shared_addr(&arrivals()[wave][half]), next);
-    sync_lanes(live);  // the new count before any lane's next arrival_begin
-  }
-  return next;
-}
-
-/* Every live lane of the calling warp: publish the warp's arrival, wait for the other warp's,
- * and reconverge. Returns false when the warp goes on alone (its partner exited or was given
- * up earlier: no wait); `next` (arrival_begin's) gains kArrivalReady at the warp's first
- * barrier. Whether the partner took part is took_part's question, asked after the caller has
- * loaded the partner's word together with its data (WaveCall::exchange: one round trip).
- *
- * The fast case is one test of `next` (kArrivalReady set, kArrivalAbsent clear: everything
- * else is out of line in barrier_setup), the leader's store of `next` into the warp's word, one
- * arrival per lane, one try_wait and a warp vote on its outcome. The wave's mbarrier expects 64 arrivals per
- * phase, 32 from each warp: every live lane arrives once (release: its own shared-memory
- * writes - slot, warp word - are published by its own arrival, so no __syncwarp is needed
- * before it) and the warp's leader arrives once more for each lane of its warp that is not
- * live (inactive, exited, or beyond the end of the block), after it has stored the warp's
- * arrival word. Each lane then waits on the token of its own arrival (try_wait, acquire: when
- * the phase completes, every write published by any of its 64 arrivals is visible to the
- * lane). Measured alternatives (session 3, bench/hip_on_cuda_protocols.cu and the variants in
- * the evidence): one arrival per warp by its leader after a __syncwarp, every lane waiting on
- * the phase's parity: the same speed; the leader alone waiting while its warp sits at
- * __syncwarp: ~240 ns per barrier against ~52 ns; test_wait (no suspension) instead of
- * try_wait: 1.5-2x slower.
- *
- * The wait is a warp vote (session 5): every live lane votes (`vote.sync.all`, warp_all) on
- * its own try_wait, and the warp loops until the vote says that the phase has completed for
- * every live lane. Until session 4 each lane looped on its own try_wait and a __syncwarp
- * followed; the vote does that __syncwarp's work, so there is none:
- *   - Convergence. vote.sync makes each executing lane wait until every non-exited lane of the
- *     mask has executed it with the same mask (PTX ISA, vote.sync; the same wording as
- *     bar.warp.sync, which __syncwarp is), and gives every lane the same result, so the live
- *     lanes leave the wait together, in the same iteration and from the same warp-synchronous
- *     instruction - what the closing __syncwarp gave them before (the next collective's
- *     __activemask relies on it; no path leaves the wait with only some of the lanes, which a
- *     per-lane try_wait loop without the __syncwarp would, in principle, allow).
- *   - Memory. Nothing read after the wait relies on __syncwarp's ordering among the warp's
- *     lanes: each lane's own try_wait is an acquire of the completed phase, and every write a
- *     reader needs (the slots and warp words of both warps, the leader's arrival word, read by
- *     its warp's lanes at the next arrival_begin) was made before the writer's own arrival
- *     (release) in that phase.
- * The first try_wait and vote are peeled off the loop, which runs (with the leader's cold
- * look, wait_cold) only after a vote found the phase incomplete; the fast path is then one
- * try_wait, one vote and a branch not taken (measured 2-4% faster than the loop, session 5).
- * An out-of-line function for the loop was faster still on the barrier alone but took the
- * plain-nvcc split_wave kernel to 69 registers (1024-thread blocks would not launch).
- *
- * The wait ends when the phase completes: the partner arrived; or it exited after using the
- * barrier (its last lane drops its arrivals, KernelExit); or this warp's leader went on alone
- * in wait_cold and arrived in the partner's place.
- *
- * Buffer reuse (WaveCall): a lane passes barrier k only after every lane of the wave arrived at
- * k, which each did after its own reads of collective k-1; so collective k+1 may overwrite
- * k-1's buffer. */
-__device__ inline bool barrier_wait(const WavePos& p, unsigned live_mine, unsigned long long& next) {
-  const bool leader = (p.lane % 32u) == static_cast<unsigned>(__ffs(live_mine) - 1);
-  if ((static_cast<unsigned>(next) & static_cast<unsigned>(kArrivalReady | kArrivalAbsent)) != kArrivalReady) {
-    next = barrier_setup(p.wave, p.half, live_mine, leader, next);
-    if (next & kArrivalAbsent) return false;
-  }
-  const unsigned bar = shared_addr(&wave_mbarriers()[p.wave]);
-  if (leader) st_relaxed(shared_addr(&arrivals()[p.wave][p.half]), next);
-  // 32 arrivals per warp: one per live lane, the leader's standing in for the inactive lanes.
-  const unsigned long long state = mbar_arrive(bar, leader ? 33u - __popc(live_mine) : 1u);
-  // The wait: a warp vote on try_wait (see above: no __syncwarp after it).
-  if (!warp_all(live_mine, mbar_try_wait(bar, state))) {
-    unsigned start = 0;
-    for (unsigned tries = 1;; ++tries) {
-      if (leader && (tries & 7u) == 3u) start = wait_cold(p.wave, p.half, next, start);
-      if (warp_all(live_mine, mbar_try_wait(bar, state))) break;
-    }
-  }
-  return true;
-}
-
-/* The partner did not take part in a completed barrier: it exited (its last lane dropped its
- * arrivals), or this warp's leader gave it up (wait_cold). Either way it never arrives again,
- * so from now on this warp goes on alone (kArrivalAbsent in its word, no more waits): its
- * partner's stale word must not be compared again. A partner's word of this block with
- * kArrivalAbsent means the partner gave this warp up while it was alive: trap. Out of line,
- * every live lane; it reads both words again (neither changes any more, but for the absent
- * mark, which stays) rather than take them as arguments, so the fast path's call site keeps
- * few registers live (the MFMA emulation runs at the 64-register cap). */
-__device__ __noinline__ inline void partner_gone(unsigned live) {
+/* The first barrier of a warp in this block (its arrival word is not this block's, or lacks
+ * kArrivalReady). Out of line, called by every live lane of the warp with nothing but its live
+ * lanes; it reads its position and its arrival word anew (no lane of the warp changes the word
+ * before the __syncwarp below), so the call site keeps few registers live. The leader
+ * initialises the wave's mbarrier or waits for warp 0 to (ready_wave), and the warp learns the
+ * outcome by a shuffle. Returns the warp's next arrival word: this block's tag, the count
+ * advanced, kArrivalReady, and kArrivalAbsent when the warp goes on alone. The __syncwarp
+ * first: every lane has read the old word before the leader changes it (a lane that read the
+ * new one would take the fast path alone). */
+__device__ __noinline__ inline unsigned long long barrier_setup(unsigned live) {
   unsigned n;
   const unsigned t = fresh_thread_index(&n);
   const unsigned wave = t / kWaveLanes, half = (t / 32u) & 1u;
-  const unsigned mine = shared_addr(&arrivals()[wave][half]);
-  const unsigned long long own = ld_relaxed64(mine), theirs = ld_acquire64(shared_addr(&arrivals()[wave][half ^ 1u]));
-  if (((theirs ^ own) & kArrivalTag) == 0ull && (theirs & kArrivalAbsent)) presumed_exited_but_alive(wave, half);
-  sync_lanes(live);  // every lane's read of the own word before the leader's store
-  if (t % 32u == static_cast<unsigned>(__ffs(live) - 1)) st_relaxed(mine, own | kArrivalAbsent);
-  sync_lanes(live);  // the word before any lane's next arrival_begin
+  const unsigned in_wave = min(kWaveLanes, n - wave * kWaveLanes);
+  const unsigned long long tag = arrival_tag();
+  const unsigned long long seen = ld_relaxed64(shared_addr(&arrivals()[wave][half]));  // as the caller read it
+  const unsigned long long next = count_bumped(((seen ^ tag) & kArrivalTag) == 0ull ? seen : tag);
+  sync_lanes(live);
+  unsigned r = 0u;
+  if (t % 32u == static_cast<unsigned>(__ffs(live) - 1))
+    r = ready_wave(wave, half, (in_wave + 31u) / 32u, static_cast<unsigned>(next), tag);
+  return next | porter_hoc_cuda_shfl_sync(live, r, __ffs(live) - 1, 32);
 }
 
-/* After barrier_wait: whether the partner took part, from its arrival word `theirs` (loaded
- * after the wait). */
-__device__ inline bool took_part(unsigned live_mine, unsigned long long next, unsigned long long theirs) {
-  if (at_barrier(theirs, next) && !(theirs & kArrivalAbsent)) return true;
-  partner_gone(live_mine);
-  return false;
+/* The collective's barrier in every case but the fast one (out of line), after barrier_setup
+ * where the warp had not used the barrier yet: a warp with inactive lanes, or a warp that goes
+ * on alone (kArrivalAbsent: its own mbarrier). Everything wave_round's fast path does up to and
+ * including the wait, for any live mask: the leader (first live lane) stands in for the
+ * inactive lanes, the vote runs over the live lanes. `next`: the warp's arrival word of this
+ * barrier. Returns it again, read anew after the wait (wait_cold may have added
+ * kArrivalAbsent; the parity is the same). */
+template <bool kData>
+__device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsigned long long mine, unsigned value,
+                                                             unsigned long long next) {
+  const unsigned t = fresh_thread_index(nullptr);
+  const unsigned wave = t / kWaveLanes, half = (t / 32u) & 1u, lane = t % kWaveLanes;
+  const unsigned own = shared_addr(&arrivals()[wave][half]);
+  const bool leader = (t % 32u) == static_cast<unsigned>(__ffs(live) - 1);
+  const unsigned buf = static_cast<unsigned>(next) & 1u;
+  if (kData) st_weak32(shared_addr(&scratch().slot[buf][wave][lane]), value);
+  st_weak64(shared_addr(&warp_words()[buf][wave][half]), mine);
+  const unsigned bar = (next & kArrivalAbsent) ? shared_addr(&alone_mbarriers()[wave][half])
+                                               : shared_addr(&wave_mbarriers()[wave]);
+  if (leader) st_relaxed(own, next);
+  const unsigned long long state = mbar_arrive(bar, leader ? 33u - __popc(live) : 1u);
+  bool done = warp_all(live, mbar_try_wait(bar, state));
+  unsigned start = 0;
+  for (unsigned tries = 1; !done; ++tries) {
+    if (leader && (tries & 7u) == 3u) start = wait_cold(start);
+    done = warp_all(live, mbar_try_wait(bar, state));
+  }
+  // The word read anew rather than kept across the wait (registers: this runs inside every
+  // collective's call chain); its parity is `next`'s (wait_cold may only have added
+  // kArrivalAbsent), and every lane's wait acquired the leader's store.
+  return ld_relaxed64(own);
 }
 
-/* The barrier and its outcome: whether the other warp took part (a warp that exited, or was
- * given up, did not). */
-__device__ inline bool arrive_and_wait(const WavePos& p, unsigned live_mine, const Arrival& a) {
-  unsigned long long next = a.next;
-  if (!barrier_wait(p, live_mine, next)) return false;
-  return took_part(live_mine, next, ld_relaxed64(shared_addr(&arrivals()[p.wave][p.half ^ 1u])));
+/* One wave barrier with its exchange of warp words, and (kData) of one 32-bit value per lane:
+ * every live lane of the calling warp calls it with the warp's word `mine` (the same in every
+ * lane; its live lanes in bits 0-31), and, for kData, its value and the lane `src` (0..63) to
+ * read. Returns the partner's warp word of this barrier (0: it did not take part); *got: src's
+ * slot (to be masked by the live lanes; a slot of a lane that did not take part may be stale),
+ * *buf: the buffer used.
+ *
+ * The fast path (a whole warp - all 32 lanes live - of a two-warp wave that has used the wave's
+ * barrier in this block) is straight code with one test and the wait's branch:
+ *   - the own arrival word: one load and ONE test, together with "all 32 lanes live" (this
+ *     block's tag, kArrivalReady, no kArrivalAbsent); everything else - inactive lanes, the
+ *     first barrier, a warp alone - is out of line in barrier_setup and round_cold. The
+ *     count's parity picks the buffer;
+ *   - for a vote (kVote: ballot, all), the warp's ballot of `pred` (constant full mask), after
+ *     the load: a ballot taken before the call held the load back behind the predicate's
+ *     computation (session 6, call 4: the ballot loop 1.0445 against 0.8000 ms);
+ *   - the stores: the lane's slot and the warp word (every lane, one instruction each), lane
+ *     0's arrival word;
+ *   - one arrival per lane (release: each lane publishes its own stores, so no __syncwarp
+ *     before it);
+ *   - the wait: a warp vote (constant full mask) on each lane's try_wait on its own token
+ *     (session 5: vote.sync makes the lanes leave together from a warp-synchronous
+ *     instruction, and each lane's acquire orders what it reads after it, so no __syncwarp
+ *     after it); the loop, with lane 0's wait_cold, only after a vote found the phase
+ *     incomplete;
+ *   - the partner's warp word and src's slot, loaded together (one round trip, no test between);
+ *   - the propagation of "no live lanes" (below): one predicated store, no branch.
+ * Measured (session 6, docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): 10.0x a native
+ * shuffle for shfl_xor(32), 10.5x for a 64-lane shfl_down, 11.2x for a ballot, against
+ * 14.9-18.9x with session 5's per-collective test of the partner's word. Measured and not
+ * kept: the propagation at the head of the next collective (the partner's two words loaded
+ * with the own word; shuffles 15% slower, votes and the bare barrier faster), the wait's
+ * remainder out of line (plain-nvcc split_wave over 64 registers), an inline-PTX wait loop
+ * (slower).
+ * Nothing tests the partner's arrival word: a partner that did not take part reads as a warp
+ * word of no live lanes, which the callers use as they use any live mask (the wave's live
+ * lanes mask every slot read; a ballot is ANDed with them).
+ *
+ * Why the partner's warp word of barrier k is 0 whenever the partner did not take part in k:
+ *   - it exited after barrier k-1 (guarded kernel): its last lane zeroes its word of barrier k
+ *     (buffer of k-2, which this warp read before it arrived at k-1, which the partner passed)
+ *     and then drops its 32 arrivals (arrive_drop, release: into phase k, and 32 fewer expected
+ *     in every later phase, so this warp's barriers complete with its own arrivals from then
+ *     on). Its word of barrier k+1 is the buffer of k-1, which this warp may still be reading
+ *     when the partner exits, so the exiting warp cannot zero it; this warp does, after barrier
+ *     k: a lane that reads a partner word of no live lanes stores 0 into the partner's word of
+ *     the next barrier (the propagation; predicated). That store is safe: every lane of this
+ *     warp read that word (barrier k-1's) before it arrived at k, which the storing lane has
+ *     passed; a partner that took part never publishes 0 (the calling lanes are live), so the
+ *     store happens only for a partner that exited (or was given up: below). Barrier k+1's
+ *     reader then finds 0 and stores 0 for k+2, and so on;
+ *   - it never used the barrier and exited (guarded: the exited mask) or is presumed gone after
+ *     PORTER_HOC_ABSENT_MS (wait_cold; ready_wave for warp 1): go_alone zeroes both its words
+ *     before the arrivals that publish it;
+ *   - a one-warp wave: go_alone at its first barrier.
+ * Buffer reuse: a lane passes barrier k only after every lane of the wave arrived at k, which
+ * each did after its own reads of collective k-1; so collective k+1 may overwrite k-1's
+ * buffer (slots and warp words). */
+template <bool kData, bool kVote = false>
+__device__ inline unsigned long long wave_round(const WavePos& p, unsigned live, unsigned long long& mine, unsigned value,
+                                                unsigned src, unsigned* got, unsigned* buf_out, int pred = 0) {
+  const unsigned own = shared_addr(&arrivals()[p.wave][p.half]);
+  const unsigned long long seen = ld_relaxed64(own);
+  unsigned long long next = count_bumped(seen);
+  constexpr unsigned kSlotsBuffer = kMaxWaves * kWaveLanes * 4u;
+  const unsigned long long tag = arrival_tag();
+  // One test, one branch: zero when the word is this block's, ready and not alone, and every
+  // lane of the warp is live.
+  if ((((seen ^ tag) & (kArrivalTag | kArrivalReady | kArrivalAbsent)) ^ kArrivalReady) | ~live) {
+    if (((seen ^ tag) & (kArrivalTag | kArrivalReady)) != kArrivalReady) next = barrier_setup(live);
+    if (kVote) mine |= static_cast<unsigned long long>(porter_hoc_cuda_ballot_sync(live, pred)) << 32;
+    next = round_cold<kData>(live, mine, value, next);
+  } else {
+    const unsigned buf = static_cast<unsigned>(next) & 1u;
+    // Addresses from the buffer by arithmetic (selecting between two addresses kept in
+    // registers costs registers where many collectives are inlined).
+    if (kData) st_weak32(shared_addr(&scratch().slot[0][p.wave][p.lane]) + kSlotsBuffer * buf, value);
+    if (kVote) mine |= static_cast<unsigned long long>(porter_hoc_cuda_ballot_sync(0xffffffffu, pred)) << 32;
+    st_weak64(shared_addr(&warp_words()[0][p.wave][p.half]) + kWarpWordsBuffer * buf, mine);
+    const unsigned bar = shared_addr(&wave_mbarriers()[p.wave]);
+    const bool leader = (p.lane % 32u) == 0u;
+    if (leader) st_relaxed(own, next);
+    const unsigned long long state = mbar_arrive(bar, 1u);
+    // The wait: a warp vote on each lane's try_wait, the first one outside the loop. Written
+    // as a loop on a flag: with a `break` out of the loop ptxas gave each collective's first
+    // vote a convergence register of its own, and where many collectives are inlined
+    // (split_wave) it ran out of them and saved them in general registers (plain nvcc: 67
+    // registers, 1024-thread blocks would not launch; this form: 64).
+    bool done = porter_hoc_cuda_all_sync(0xffffffffu, mbar_try_wait(bar, state));
+    unsigned start = 0;
+    for (unsigned tries = 1; !done; ++tries) {
+      if (leader && (tries & 7u) == 3u) start = wait_cold(start);
+      done = porter_hoc_cuda_all_sync(0xffffffffu, mbar_try_wait(bar, state));
+    }
+  }
+  const unsigned buf = static_cast<unsigned>(next) & 1u;
+  // Loaded in this order, before any use (volatile: not sunk), so they share one round trip.
+  const unsigned theirs_at = shared_addr(&warp_words()[0][p.wave][p.half ^ 1u]) + kWarpWordsBuffer * buf;
+  const unsigned long long theirs = ld_relaxed64(theirs_at);
+  if (kData) *got = ld_relaxed32(shared_addr(&scratch().slot[0][p.wave][src]) + kSlotsBuffer * buf);
+  // The propagation (above): a partner of no live lanes here has none at the next barrier.
+  asm volatile("{ .reg .pred p; setp.eq.u32 p, %0, 0; @p st.relaxed.cta.shared.u64 [%1], %2; }"
+               ::"r"(static_cast<unsigned>(theirs)), "r"(theirs_at + kWarpWordsBuffer - 2u * kWarpWordsBuffer * buf), "l"(0ull) : "memory");
+  *buf_out = buf;
+  return theirs;
 }
 
 /* Synchronise the (one or two) warps of the caller's wave and order their shared-memory
  * accesses. `live_mine`: the live lanes of the calling warp, all of which call this. Returns
- * whether the other warp of the wave took part. A one-warp wave (the tail of a block) needs
- * only the __syncwarp. */
-__device__ inline bool wave_barrier(const WavePos& p, unsigned live_mine) {
-  if (p.nwarps == 1) {
-    sync_lanes(live_mine);
-    return false;
-  }
-  return arrive_and_wait(p, live_mine, arrival_begin(p));
+ * the other warp's live lanes at this barrier (0: it did not take part, or there is none). */
+__device__ inline unsigned wave_barrier(const WavePos& p, unsigned live_mine) {
+  unsigned buf;
+  unsigned long long mine = live_mine;
+  return static_cast<unsigned>(wave_round<false>(p, live_mine, mine, 0u, 0u, nullptr, &buf));
 }
 
 /* The exit guard. porter's hip-on-cuda hipcc puts one of these first in the body of every
@@ -663,11 +752,13 @@ struct KernelExit {
   }
   /* The lane's exit: its bit in the warp's exited mask (acquire-release: the last lane to exit
    * sees what the others wrote before their exits, the warp's arrival word included). The
-   * last lane of a warp that uses the wave's mbarrier drops the warp's 32 arrivals from it
-   * (mbarrier.arrive_drop: arrivals for the phase in progress, and 32 fewer expected in every
-   * later phase), so a partner waiting there, now or later, goes on at once without any
-   * clock. The phase in progress then has at most the partner's 32 arrivals: it passed every
-   * earlier phase before its lanes exited. */
+   * last lane of a warp that uses the wave's mbarrier (kArrivalReady without kArrivalAbsent)
+   * zeroes the warp's word of its next barrier (count + 1; see wave_round for why that one and
+   * who zeroes the later ones) and drops the warp's 32 arrivals from the mbarrier
+   * (mbarrier.arrive_drop, release: arrivals for the phase in progress, and 32 fewer expected in
+   * every later phase), so a partner waiting there, now or later, goes on at once without any
+   * clock and reads this warp as having no live lanes. The phase in progress then has at most
+   * the partner's 32 arrivals: it passed every earlier phase before its lanes exited. */
   __device__ ~KernelExit() {
     unsigned n;
     const unsigned t = fresh_thread_index(&n);
@@ -676,9 +767,12 @@ struct KernelExit {
     const unsigned lanes = lanes_of(wave, half, n);
     if ((old & lanes) == lanes || ((old | bit) & lanes) != lanes) return;  // not the last lane
     const unsigned long long w = ld_relaxed64(shared_addr(&arrivals()[wave][half]));
-    if ((w & kArrivalTag) == arrival_tag() && (w & kArrivalReady) && !(w & kArrivalAbsent))
+    if ((w & kArrivalTag) == arrival_tag() && (w & kArrivalReady) && !(w & kArrivalAbsent)) {
+      const unsigned words = ld_relaxed32(shared_addr(&warp_words_at()[wave][half]));
+      st_relaxed(words + kWarpWordsBuffer * (static_cast<unsigned>(w + 1ull) & 1u) + 16u * wave + 8u * half, 0ull);
       asm volatile("mbarrier.arrive_drop.release.cta.shared::cta.b64 _, [%0], %1;"
                    ::"r"(shared_addr(&wave_mbarriers()[wave])), "r"(32u) : "memory");
+    }
   }
   KernelExit(const KernelExit&) = delete;
   KernelExit& operator=(const KernelExit&) = delete;
@@ -696,10 +790,10 @@ __device__ inline unsigned live_lanes_of_warp(const WavePos& p) {
   return porter_hoc_cuda_activemask() & p.warp_mask;
 }
 
-/* One collective call: publish, synchronise once, read. The slots of alternate calls are in
- * alternate buffers (the barrier count's parity), so the next call's writes cannot overwrite
- * what a slower partner still reads: it must pass this call's barrier before it can reach
- * the next one, and the barrier waits for both warps. */
+/* One collective call: publish, synchronise once, read (wave_round). The slots and warp words
+ * of alternate calls are in alternate buffers (the barrier count's parity), so the next call's
+ * writes cannot overwrite what a slower partner still reads: it must pass this call's barrier
+ * before it can reach the next one, and the barrier waits for both warps. */
 class WaveCall {
  public:
   __device__ WaveCall() : p_(wave_pos()) { live_mine_ = live_lanes_of_warp(p_); }
@@ -712,54 +806,32 @@ class WaveCall {
    * lane of the warp), then waits for the whole wave. */
   __device__ void publish(unsigned value, unsigned warp_word = 0) { (void)exchange(value, p_.lane, warp_word); }
 
-  /* publish(), and the value lane `src` (taken mod 64) published: 0 for an inactive lane.
-   * Shared-memory round trips between two collectives: the warp's own arrival word (the
-   * buffer's parity; arrival_begin), the stores of slot and warp word and the leader's store
-   * of its arrival word, the arrivals and the wait (barrier_wait), then ONE round trip for
-   * everything read after it - the partner's arrival word (did it take part?), its warp word
-   * and the source slot are all loaded before any of them is tested, and the caller's own
-   * warp word comes from registers. A slot of a lane that did not take part may be stale; it
-   * is loaded anyway and masked by the live lanes. */
+  /* Publishes this warp's 32-bit word only (no per-lane value: the votes), then waits for the
+   * whole wave: no slot stored or loaded (value_of() is not to be used after it). */
+  __device__ void publish_word(unsigned warp_word) {
+    unsigned long long mine = live_mine_ | (static_cast<unsigned long long>(warp_word) << 32);
+    const unsigned long long theirs = wave_round<false>(p_, live_mine_, mine, 0u, 0u, nullptr, &buf_);
+    compose(mine, theirs);
+  }
+
+  /* publish_word() of this warp's ballot of `predicate` over its live lanes, voted inside the
+   * round, after its first load (a vote before it holds the load back behind the predicate's
+   * computation: session 6, call 4, ballot 1.0445 against 0.8000 ms) and, on the whole-warp
+   * fast path, with the constant full mask. */
+  __device__ void publish_ballot(int predicate) {
+    unsigned long long mine = live_mine_;
+    const unsigned long long theirs = wave_round<false, true>(p_, live_mine_, mine, 0u, 0u, nullptr, &buf_, predicate);
+    compose(mine, theirs);
+  }
+
+  /* publish(), and the value lane `src` (taken mod 64) published: 0 for an inactive lane (or a
+   * lane of a partner that did not take part: its warp word reads 0). */
   __device__ unsigned exchange(unsigned value, unsigned src, unsigned warp_word = 0) {
-    WaveScratch& s = scratch();
     src %= kWaveLanes;
-    const unsigned long long mine = live_mine_ | (static_cast<unsigned long long>(warp_word) << 32);
-    unsigned long long theirs = 0ull;
+    unsigned long long mine = live_mine_ | (static_cast<unsigned long long>(warp_word) << 32);
     unsigned v;
-    partner_ = false;
-    if (p_.nwarps == 1) {
-      // A one-warp wave always uses buffer 0: it has no partner, and __syncwarp orders its own
-      // accesses.
-      buf_ = 0u;
-      s.slot[0][p_.wave][p_.lane] = value;
-      sync_lanes(live_mine_);
-      v = s.slot[0][p_.wave][src];
-    } else {
-      unsigned long long next = arrival_begin(p_).next;
-      buf_ = static_cast<unsigned>(next) & 1u;
-      // The two buffers' addresses are the same every call (kept in registers across a loop);
-      // the parity only selects one, so the stores wait for the arrival word's load and one
-      // select, not for an address computation.
-      unsigned* const slot = buf_ ? &s.slot[1][p_.wave][p_.lane] : &s.slot[0][p_.wave][p_.lane];
-      unsigned long long* const words = buf_ ? &s.warp[1][p_.wave][0] : &s.warp[0][p_.wave][0];
-      *slot = value;
-      // Every lane stores the same word (one store instruction, no leader branch).
-      words[p_.half] = mine;
-      if (barrier_wait(p_, live_mine_, next)) {
-        // Loaded in this order, before any test (volatile: not sunk into the branch that uses
-        // them), so the three loads share one round trip.
-        const unsigned long long word = ld_relaxed64(shared_addr(&arrivals()[p_.wave][p_.half ^ 1u]));
-        const unsigned long long w = ld_relaxed64(shared_addr(&words[p_.half ^ 1u]));
-        v = ld_relaxed32(shared_addr(&s.slot[buf_][p_.wave][src]));
-        partner_ = took_part(live_mine_, next, word);
-        theirs = partner_ ? w : 0ull;
-      } else {
-        v = s.slot[buf_][p_.wave][src];
-      }
-    }
-    const unsigned long long w0 = p_.half ? theirs : mine, w1 = p_.half ? mine : theirs;
-    live64_ = (w0 & 0xffffffffull) | (w1 << 32);
-    words64_ = (w0 >> 32) | (w1 & ~0xffffffffull);
+    const unsigned long long theirs = wave_round<true>(p_, live_mine_, mine, value, src, &v, &buf_);
+    compose(mine, theirs);
     return ((live64_ >> src) & 1ull) ? v : 0u;
   }
 
@@ -779,10 +851,16 @@ class WaveCall {
   __device__ void finish() {}
 
  private:
+  /* The wave's live lanes and words from this warp's word and the partner's. */
+  __device__ void compose(unsigned long long mine, unsigned long long theirs) {
+    const unsigned long long w0 = p_.half ? theirs : mine, w1 = p_.half ? mine : theirs;
+    live64_ = (w0 & 0xffffffffull) | (w1 << 32);
+    words64_ = (w0 >> 32) | (w1 & ~0xffffffffull);
+  }
+
   WavePos p_;
   unsigned live_mine_;
   unsigned buf_ = 0;
-  bool partner_ = false;
   unsigned long long live64_ = 0, words64_ = 0;
 };
 
@@ -892,8 +970,7 @@ __device__ inline T shfl_xor(T var, int lane_mask, int width = PORTER_HOC_WAVE_S
 /* 64-bit ballot: bit i set when lane i is active and its predicate is non-zero. */
 __device__ inline unsigned long long ballot(int predicate) {
   WaveCall c;
-  const unsigned mine = warp_ballot(c.live_mine(), predicate);
-  c.publish(0u, mine);
+  c.publish_ballot(predicate);
   const unsigned long long r = c.words() & c.live();
   c.finish();
   return r;
@@ -901,7 +978,7 @@ __device__ inline unsigned long long ballot(int predicate) {
 
 __device__ inline unsigned long long activemask() {
   WaveCall c;
-  c.publish(0u);
+  c.publish_word(0u);
   const unsigned long long r = c.live();
   c.finish();
   return r;
@@ -912,8 +989,7 @@ __device__ inline int any(int predicate) { return ballot(predicate) != 0ull; }
 /* True when the predicate holds on every active lane. */
 __device__ inline int all(int predicate) {
   WaveCall c;
-  const unsigned mine = warp_ballot(c.live_mine(), predicate);
-  c.publish(0u, mine);
+  c.publish_ballot(predicate);
   const int r = (c.words() & c.live()) == c.live();
   c.finish();
   return r;
@@ -973,8 +1049,7 @@ template <class MaskT>
 __device__ inline int all_sync(MaskT mask, int predicate) {
   check_mask<MaskT>();
   WaveCall c;
-  const unsigned mine = warp_ballot(c.live_mine(), predicate);
-  c.publish(0u, mine);
+  c.publish_ballot(predicate);
   const unsigned long long named = c.live() & static_cast<unsigned long long>(mask);
   const int r = (c.words() & named) == named;
   c.finish();
@@ -1028,7 +1103,7 @@ __device__ inline unsigned long long match_all_sync(MaskT mask, T value, int* pr
  * if any, is accepted and ignored: the contract makes every live lane take part. */
 __device__ inline void wave_sync() {
   const WavePos p = wave_pos();
-  wave_barrier(p, live_lanes_of_warp(p));
+  (void)wave_barrier(p, live_lanes_of_warp(p));
 }
 template <class MaskT>
 __device__ inline void wave_sync(MaskT) { wave_sync(); }
