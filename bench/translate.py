@@ -232,15 +232,18 @@ def run_torch(src: Path, dst: Path) -> None:
                              is_pytorch_extension=False)
 
 
-def best_of(repeat: int, fn, *args) -> tuple[float, float, object]:
-    """The best wall time of `repeat` runs, this process's CPU time in that run, and the result."""
+def best_of(repeat: int, fn, *args, walls: list[float] | None = None) -> tuple[float, float, object]:
+    """The best wall time of `repeat` runs, this process's CPU time in that run, and the result
+    (of the best run); every run's wall time appended to `walls`."""
     best, cpu, result = float("inf"), float("inf"), None
     for _ in range(repeat):
         t0, c0 = time.perf_counter(), time.process_time()
-        result = fn(*args)
+        out = fn(*args)
         wall = time.perf_counter() - t0
+        if walls is not None:
+            walls.append(wall)
         if wall < best:
-            best, cpu = wall, time.process_time() - c0
+            best, cpu, result = wall, time.process_time() - c0, out
     return best, cpu, result
 
 
@@ -282,12 +285,13 @@ def child(which: str, corpus: Path, repeat: int, processes: int) -> dict:
                 return sum(1 for _ in out.rglob("*.hip"))
             return parse_only(corpus, out)
 
-        seconds, cpu, extra = best_of(repeat, go)
+        walls: list[float] = []
+        seconds, cpu, extra = best_of(repeat, go, walls=walls)
     finally:
         if dispatcher is not None:
             dispatcher.close()
         shutil.rmtree(root, ignore_errors=True)
-    return {"seconds": seconds, "cpu": cpu, "extra": extra,
+    return {"seconds": seconds, "cpu": cpu, "extra": extra, "walls": walls,
             "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "worker_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
 
@@ -381,6 +385,20 @@ def main() -> int:
     return 0
 
 
+FS_PROBE_FILES = 300
+
+
+def fs_probe(root: Path) -> float:
+    """CPU seconds this process takes to create, write and delete FS_PROBE_FILES files of 11 KB
+    under `root`: the state of the file system, which both contenders' figures include."""
+    folder = Path(tempfile.mkdtemp(prefix="fs-probe-", dir=root))
+    c0 = time.process_time()
+    for i in range(FS_PROBE_FILES):
+        (folder / f"f{i}.cu").write_bytes(b"x" * 11000)
+    shutil.rmtree(folder)
+    return time.process_time() - c0
+
+
 def cpp(args) -> None:
     with tempfile.TemporaryDirectory(prefix="porter-bench-") as tmp:
         corpus = Path(tmp) / "corpus"
@@ -403,18 +421,23 @@ def cpp(args) -> None:
         else:
             lines = make_corpus(corpus, args.files, args.seed)
         common = ("--corpus", str(corpus), "--repeat", str(args.repeat))
+        fs_before = fs_probe(Path(tmp))
         load_before = os.getloadavg()[0]
         serial = spawn("--child", "porter", "--processes", "1", *common)
         pooled = spawn("--child", "porter", "--processes", str(args.processes), *common)
         torch = spawn("--child", "torch", *common)
         parse = spawn("--child", "parse", *common)
         load_after = os.getloadavg()[0]
+        fs_after = fs_probe(Path(tmp))
     if args.tree is None and torch["extra"] != args.files:
         raise SystemExit(f"torch.utils.hipify wrote {torch['extra']} .hip files, expected {args.files}")
     what = f"tree {args.tree}" if args.tree is not None else f"seed {args.seed}"
     print(f"corpus: {args.files} files, {lines} lines ({what}); best of {args.repeat} runs each, "
           f"each contender in its own process; load average {load_before:.2f} before, {load_after:.2f} after "
           f"({os.cpu_count()} CPUs: other work on them slows the {args.processes}-process figure most)")
+    print(f"file system: creating {FS_PROBE_FILES} files of 11 KB took {fs_before * 1e3:.0f} ms of CPU before, "
+          f"{fs_after * 1e3:.0f} ms after (both contenders write their output: porter {args.files} files, torch "
+          f"{2 * args.files} with its copy of the tree: a slow file system slows torch the more)")
     print(f"porter translator, 1 process:  {serial['seconds']:8.3f} s  {lines / serial['seconds']:10,.0f} lines/s  "
           f"(peak RSS {serial['rss_mib']:.0f} MiB)")
     print(f"porter translator, {args.processes} processes: {pooled['seconds']:8.3f} s  "
@@ -426,6 +449,9 @@ def cpp(args) -> None:
           f"({parse['extra']}/{args.files} files without errors; the floor of any parsing translator)")
     print(f"ratio porter/torch throughput: {torch['seconds'] / serial['seconds']:.2f}x on 1 process, "
           f"{torch['seconds'] / pooled['seconds']:.2f}x on {args.processes} processes")
+    print(f"every run (s):                 porter {args.processes} processes "
+          f"{' '.join(format(w, '.3f') for w in pooled['walls'])}; torch {' '.join(format(w, '.3f') for w in torch['walls'])}; "
+          f"porter 1 process {' '.join(format(w, '.3f') for w in serial['walls'])}")
     # CPU seconds of the same best runs, in one process each: the work itself, which other
     # processes on a shared machine stretch far less than the wall time.
     workers = f", its workers {pooled['extra']:.3f} s" if pooled["extra"] is not None else ""

@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import cache
-from itertools import islice, repeat
-from operator import itemgetter
+from itertools import chain, islice, repeat
+from operator import attrgetter, eq, itemgetter
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
@@ -224,7 +224,31 @@ cluster.WORKER_WARM_UP.append(load)
 
 
 def rules_for(agent: str, lang: str) -> list[Rule]:
-    return [r for r in load().values() if r.agent == agent and r.lang == lang]
+    return list(_rules_for(agent, lang))
+
+
+def _rules_for(agent: str, lang: str) -> tuple[Rule, ...]:
+    """`rules_for`, kept while the catalog holds the same rules: asked once per file of a run, it
+    walked the catalog each time. The catalog's rules are compared whole (in C, each by identity
+    first): a caller may change `load()`'s dict in place (a test makes one rule raise)."""
+    rules = tuple(load().values())
+    found = _BY_AGENT_LANG.get((agent, lang))
+    if found is None or found[0] != rules:
+        found = _BY_AGENT_LANG[(agent, lang)] = (rules, tuple(r for r in rules if r.agent == agent and r.lang == lang))
+    return found[1]
+
+
+def _passes_for(agent: str, lang: str, stages: Stages) -> list[list[Rule]]:
+    """`_passes(rules_for(agent, lang), stages)`, kept as `_rules_for` is (read, never changed, by the caller)."""
+    rules = _rules_for(agent, lang)
+    found = _PASSES.get((agent, lang, stages))
+    if found is None or found[0] is not rules:
+        found = _PASSES[(agent, lang, stages)] = (rules, _passes(list(rules), stages))
+    return found[1]
+
+
+_BY_AGENT_LANG: dict[tuple[str, str], tuple[tuple[Rule, ...], tuple[Rule, ...]]] = {}
+_PASSES: dict[tuple[str, str, Stages], tuple[tuple[Rule, ...], list[list[Rule]]]] = {}
 
 
 def readers(unit: Unit) -> list[Rule]:
@@ -298,7 +322,15 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
         # All of a rule's hits at once where none can clash (`_Taken.add_all`): a file's renames
         # are thousands of edits, each taken one by one into three sorted lists otherwise.
         bulk = len(hits) > 1 and taken.add_all(hits, r.id)
-        severity = r.severity.value
+        severity = _SEVERITY_VALUES[r.severity]  # the enum's `.value` is a Python-level descriptor
+        if bulk and flat:
+            # Every hit taken and fixed (`add_all`): the findings at once, placed in one call.
+            rid, path = r.id, unit.path
+            places = unit.places(map(_HIT_START, hits), map(_HIT_END, hits))
+            findings += [(rid, _SEVERITY_VALUES[hit.severity] if hit.severity else severity, hit.message,
+                          (path, line, col, end_line, end_col), snippet, agent, True, True, hit.detail)
+                         for hit, (line, col, end_line, end_col, snippet) in zip(hits, places)]
+            continue
         for hit in hits:
             detail = hit.detail
             if bulk:
@@ -344,7 +376,7 @@ def _trusted(model: type, values: dict) -> Any:
     """`model.model_construct(**values)` for a frozen model given every one of its fields, in
     their declared order, without the per-field walk (the same instance: its __dict__, every
     field set, no extra, no private state)."""
-    m = model.__new__(model)
+    m = _NEW(model)
     _SET_DICT(m, values)
     _SET_FIELDS_SET(m, set(values))
     _SET_EXTRA(m, None)
@@ -431,17 +463,17 @@ class _Taken:
         comparisons of whole lists, in C."""
         if self._insertions:
             return False
-        new: list[Edit] = []
-        for hit in hits:
-            edits = hit.edits
-            if not edits:
-                return False
-            first = edits[0]
-            if first[0] != hit.start or first[1] != hit.end:
+        groups = list(map(_HIT_EDITS, hits))
+        if not all(groups):
+            return False  # a hit without edits
+        # Each hit's first edit is its span (a rename's first use) for all of them, compared in C;
+        # otherwise hit by hit, its span among any of its edits.
+        if not all(map(eq, map(_START_END, map(_FIRST, groups)), zip(map(_HIT_START, hits), map(_HIT_END, hits)))):
+            for hit, edits in zip(hits, groups):
                 span = (hit.start, hit.end)
                 if not any(e[0] == span[0] and e[1] == span[1] for e in edits):
                     return False
-            new += edits
+        new: list[Edit] = list(chain.from_iterable(groups))
         starts, ends = list(map(_FIRST, new)), list(map(_SECOND, new))
         if not all(map(_LT, starts, ends)):
             return False  # an insertion
@@ -457,6 +489,8 @@ class _Taken:
 
 
 _FIRST, _SECOND, _THIRD, _FOURTH = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
+_HIT_START, _HIT_END, _HIT_EDITS = attrgetter("start"), attrgetter("end"), attrgetter("edits")
+_START_END = itemgetter(0, 1)
 _LT, _LE = operator.lt, operator.le
 
 
@@ -523,7 +557,9 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
             result = _rules_on_file(job, (record, _read(read, record.path)))
         done[record.path] = result
     ordered = [done[r.path] for r in records if r.path in done]
-    return [_made(f) for out in ordered for f in out.findings], [p for out in ordered for p in out.patches]
+    # Those a worker sent back are made already (`_file_rules`): only the flat ones are made here.
+    return ([f if type(f) is not tuple else _made(f) for out in ordered for f in out.findings],
+            [p for out in ordered for p in out.patches])
 
 
 @dataclass(frozen=True)
@@ -561,8 +597,8 @@ class FileRules:
         """Pickled as plain tuples (a worker process or a Ray task sends it back): a file's
         findings and edits number in the hundreds, and unpickling each pydantic model and named
         tuple on its own was a tenth of the rule work, done serially in the driver."""
-        return (_file_rules, (self.lang, [_flat(f) for f in self.findings], [_flat_patch(p) for p in self.patches],
-                              self.data, self.complete))
+        return (_file_rules, (self.lang, _columns([_flat(f) for f in self.findings]),
+                              [_flat_patch(p) for p in self.patches], self.data, self.complete))
 
 
 _FINDING_FIELDS = ("rule", "severity", "message", "location", "snippet", "agent", "fixable", "fixed", "detail")
@@ -583,11 +619,33 @@ def _flat(f: Finding | tuple) -> tuple | Finding:
             d["fixable"], d["fixed"], d["detail"])
 
 
+def _columns(flat: list) -> list | tuple:
+    """`_flat`'s findings of a file as 13 columns (rule, severity, message, the location's five
+    fields, snippet, agent, fixable, fixed, detail), where every one is a tuple; else the list.
+    Unpickled, a column is one tuple of a file's values, not a tuple and a location tuple per
+    finding; `_file_rules` makes the findings from the columns as they stand."""
+    if not flat or any(type(f) is not tuple for f in flat):
+        return flat
+    rule, severity, message, location, snippet, agent, fixable, fixed, detail = zip(*flat)
+    return (rule, severity, message, *zip(*location), snippet, agent, fixable, fixed, detail)
+
+
+_PATCH_FIELDS = tuple(Patch.model_fields)
+
+
 def _flat_patch(p: Patch) -> tuple:
+    """A patch as (its fields, with the edits as four columns: starts, ends, texts, rules; the
+    fields it was given), for `_file_rules`; one of another shape as its model_dump and edits."""
+    if (type(p) is Patch and tuple(p.__dict__) == _PATCH_FIELDS and p.__pydantic_extra__ is None
+            and p.__pydantic_private__ is None and all(type(e) is Edit for e in p.edits)):
+        fields = dict(p.__dict__)
+        fields["edits"] = tuple(zip(*p.edits))
+        return (fields, sorted(p.__pydantic_fields_set__), None)
     return (p.model_dump(exclude={"edits"}), sorted(p.__pydantic_fields_set__), list(map(tuple, p.edits)))
 
 
 _SEVERITIES = {s.value: s for s in Severity}
+_SEVERITY_VALUES = {s: s.value for s in Severity}
 
 
 def _made(f: Finding | tuple) -> Finding:
@@ -595,19 +653,50 @@ def _made(f: Finding | tuple) -> Finding:
     if type(f) is not tuple:
         return f  # type: ignore[return-value]
     rule, severity, message, (path, line, column, end_line, end_column), snippet, agent, fixable, fixed, detail = f
-    # the fields in _FINDING_FIELDS' and _LOCATION_FIELDS' order, as _flat read them
-    location = _trusted(Location, {"path": path, "line": line, "column": column, "end_line": end_line,
-                                   "end_column": end_column})
-    return _trusted(Finding, {"rule": rule, "severity": _SEVERITIES[severity], "message": message,
-                              "location": location, "snippet": snippet, "agent": agent, "fixable": fixable,
-                              "fixed": fixed, "detail": detail})
+    return _made_of(rule, severity, message, path, line, column, end_line, end_column, snippet, agent, fixable,
+                    fixed, detail)
+
+
+def _made_of(rule: str, severity: str, message: str, path: str, line: int, column: int, end_line: int | None,
+             end_column: int | None, snippet: str, agent: str, fixable: bool, fixed: bool, detail: str) -> Finding:
+    """The Finding of these fields (a `_flat` tuple's, a row of `_columns`'), made as `_trusted` makes one."""
+    # `_trusted` of both models, written out: the driver makes one per finding of the run (12,124
+    # on bench/translate.py's corpus), and the two calls were a sixth of their cost. The fields in
+    # _FINDING_FIELDS' and _LOCATION_FIELDS' order, as _flat read them.
+    location = _NEW(Location)
+    _SET_DICT(location, {"path": path, "line": line, "column": column, "end_line": end_line, "end_column": end_column})
+    _SET_FIELDS_SET(location, set(_LOCATION_FIELDS))
+    _SET_EXTRA(location, None)
+    _SET_PRIVATE(location, None)
+    finding = _NEW(Finding)
+    _SET_DICT(finding, {"rule": rule, "severity": _SEVERITIES[severity], "message": message, "location": location,
+                        "snippet": snippet, "agent": agent, "fixable": fixable, "fixed": fixed, "detail": detail})
+    _SET_FIELDS_SET(finding, set(_FINDING_FIELDS))
+    _SET_EXTRA(finding, None)
+    _SET_PRIVATE(finding, None)
+    return finding
+
+
+_NEW = object.__new__  # what `Model.__new__(Model)` calls: BaseModel defines no __new__ of its own
+for _model in (Finding, Location, Patch):
+    if _model.__new__ is not _NEW or _model.__pydantic_post_init__ is not None:
+        raise TypeError(f"{_model.__name__} defines __new__ or model_post_init: _trusted, _made and "
+                        "_file_rules make it with object.__new__ alone")
 
 
 def _file_rules(lang, findings, patches, data, complete) -> FileRules:
-    out = list(map(_made, findings))
+    out = list(map(_made_of, *findings)) if type(findings) is tuple else list(map(_made, findings))
     made = []
     for fields, fields_set, edits in patches:
-        patch = Patch.model_construct(set(fields_set), **fields, edits=tuple(map(_new_tuple, repeat(Edit), edits)))
+        if edits is None:  # `_flat_patch`'s own shape: every field, in order, the edits as columns
+            fields["edits"] = tuple(map(_new_tuple, repeat(Edit), zip(*fields["edits"])))
+            patch = _NEW(Patch)
+            _SET_DICT(patch, fields)
+            _SET_FIELDS_SET(patch, set(fields_set))
+            _SET_EXTRA(patch, None)
+            _SET_PRIVATE(patch, None)
+        else:
+            patch = Patch.model_construct(set(fields_set), **fields, edits=tuple(map(_new_tuple, repeat(Edit), edits)))
         made.append(patch)
     return FileRules(lang, out, made, data, complete)
 
@@ -643,14 +732,13 @@ def _rules_on_file(job: _FileJob, item) -> FileRules:
 
     record, data = item
     lang = rule_lang(record)
-    applicable = rules_for(job.agent, lang) if lang else []
     findings: list[Finding] = []
     patches: list[Patch] = []
     ctx = replace(job.ctx, sources=_Sources(job.headers, job.token))
     try:
         if isinstance(data, Exception):
             raise data
-        passes = _passes(applicable, job.stages)
+        passes = _passes_for(job.agent, lang, job.stages) if lang else []
         for i, batch in enumerate(passes):
             batch = triggered(batch, data, ctx)
             if not batch:

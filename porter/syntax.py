@@ -63,6 +63,17 @@ _LITERALS = frozenset({"string_literal", "char_literal", "raw_string_literal", "
 # (a quote, after a prefix such as u8 or R; `<` of a system header; the `/` of `//` or `/*`).
 _LITERAL_START = re.compile(rb"[\"'</]")  # a set alone: sre skips to the next one in C
 _COMMENT_OPENERS = (b"//", b"/*")
+# A `<` begins a literal only as a system header's path (system_lib_string): the first token after
+# a preprocessor directive's name (`#include <cstdio>`), or after `import` (a C++ header unit).
+# Between them tree-sitter skips its extras: white space, backslash-newlines and comments (a `//`
+# one continued over backslash-newlines, as the grammar's comment token is). Any byte >= 0x80 is
+# taken as white space too (the grammar's \s is Unicode's): more `<` than needed only costs a
+# descent each. Possessive loops: no backtracking however many backslashes a comment holds. Every
+# other `<` (a comparison, a shift, a template, a launch's `<<<`: most of a CUDA file's candidate
+# bytes) cannot begin a literal, and the smallest named node over it decides nothing: it is skipped.
+_EXTRAS = rb"(?:[\s\x80-\xff]|\\\r?\n|//(?:[^\\\n]|\\+[\s\S])*+|/\*(?:[^*]|\*+[^*/])*+\*+/)*+"
+_DIRECTIVE_PATH = re.compile(rb"#[ \t]*+[A-Za-z_][A-Za-z0-9_]*+" + _EXTRAS + rb"<")
+_IMPORT_PATH = re.compile(rb"import" + _EXTRAS + rb"<")
 # The named nodes inside a literal; found first at a candidate byte, the tree is not as
 # `_non_code_spans` expects, and the query decides.
 _INSIDE_LITERALS = frozenset({"string_content", "escape_sequence", "raw_string_content", "raw_string_delimiter",
@@ -86,10 +97,16 @@ def _non_code_spans(tree: Tree, data: bytes) -> list[tuple[int, int]] | None:
     over = root.named_descendant_for_byte_range
     spans: list[tuple[int, int]] = []
     end = 0
+    paths = {m.end() - 1 for m in _DIRECTIVE_PATH.finditer(data)}  # the `<` that may begin a system header's path
+    if b"import" in data:
+        paths.update(m.end() - 1 for m in _IMPORT_PATH.finditer(data))
     for m in _LITERAL_START.finditer(data):
         at = m.start()
-        if at < end or (data[at] == 47 and not data.startswith(_COMMENT_OPENERS, at)):  # 47: a `/` not `//`, `/*`
+        if at < end:
             continue
+        byte = data[at]
+        if (byte == 60 and at not in paths) or (byte == 47 and not data.startswith(_COMMENT_OPENERS, at)):
+            continue  # 60: a `<` no path can begin at; 47: a `/` not `//` nor `/*`
         node = over(at, at + 1)
         kind = node.type if node is not None else ""
         if kind in _LITERALS:
@@ -267,29 +284,39 @@ class FileText:
     def place(self, start: int, end: int) -> tuple[int, int, int, int, str]:
         """`span_line_col(start, end)` and `snippet(start)` together, from one search of the line
         index (a finding asks both, and a translated file yields thousands of findings)."""
-        starts = self._line_starts
-        i = bisect.bisect_right(starts, start) - 1
-        at = starts[i]
-        ascii_line = self._ascii_lines.get(i)
-        if ascii_line is None:
-            ascii_line = self._ascii_lines[i] = self.data[at:starts[i + 1] if i + 1 < len(starts) else len(self.data)].isascii()
-        if ascii_line:
-            line, col = i + 1, start - at + 1
-        else:
-            line, col = i + 1, len(self.data[at:start].decode("utf-8", "replace")) + 1
-        if start <= end and ascii_line and (line == len(starts) or end < starts[line]):
-            end_line, end_col = line, col + end - start
-        else:
-            end_line, end_col = self.line_col(end)
-        snippet = self._snippets.get(i)
-        if snippet is None:
-            stop = self.data.find(b"\n", at)
-            stop = stop if stop >= 0 else len(self.data)
-            if stop - at <= 4 * SNIPPET_WIDTH:  # as `snippet` does, from the line found above
-                snippet = self._snippets[i] = self.data[at:stop].decode("utf-8", "replace").strip()
+        return self.places((start,), (end,))[0]
+
+    def places(self, starts: Iterable[int], ends: Iterable[int]) -> list[tuple[int, int, int, int, str]]:
+        """`place` of each span (start, end), in one call: the line index and the caches looked up
+        once for all of a rule's hits, not once per hit."""
+        found = bisect.bisect_right
+        line_starts, data, ascii_lines, snippets = self._line_starts, self.data, self._ascii_lines, self._snippets
+        lines = len(line_starts)
+        out = []
+        for start, end in zip(starts, ends):
+            i = found(line_starts, start) - 1
+            at = line_starts[i]
+            ascii_line = ascii_lines.get(i)
+            if ascii_line is None:
+                ascii_line = ascii_lines[i] = data[at:line_starts[i + 1] if i + 1 < lines else len(data)].isascii()
+            if ascii_line:
+                line, col = i + 1, start - at + 1
             else:
-                snippet = self.snippet(start)
-        return line, col, end_line, end_col, snippet
+                line, col = i + 1, len(data[at:start].decode("utf-8", "replace")) + 1
+            if start <= end and ascii_line and (line == lines or end < line_starts[line]):
+                end_line, end_col = line, col + end - start
+            else:
+                end_line, end_col = self.line_col(end)
+            snippet = snippets.get(i)
+            if snippet is None:
+                stop = data.find(b"\n", at)
+                stop = stop if stop >= 0 else len(data)
+                if stop - at <= 4 * SNIPPET_WIDTH:  # as `snippet` does, from the line found above
+                    snippet = snippets[i] = data[at:stop].decode("utf-8", "replace").strip()
+                else:
+                    snippet = self.snippet(start)
+            out.append((line, col, end_line, end_col, snippet))
+        return out
 
     def line_text(self, line: int) -> str:
         start = self._line_starts[line - 1]

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cache
-from itertools import accumulate, compress, groupby, repeat
-from operator import add, itemgetter
+from itertools import accumulate, chain, compress, islice, repeat
+from operator import add, itemgetter, ne, sub
 from typing import NamedTuple
 
 from porter.agents.translator.tables import DEFAULT_CHOICES, SAME_NAME_PREFIXES, Choices, Mapping, index
@@ -346,21 +346,25 @@ def renames(tokens: Iterable[Token], message: Callable[[Token], str]) -> Iterato
     A file says `cudaMalloc` a dozen times; the report wants one line for it, not twelve, and
     the translator's throughput depends on not building a finding per occurrence.
     """
-    # Grouped by name in C: a stable sort keeps each name's uses in order; the groups then in the
-    # order of their first use.
-    groups = [list(uses) for _, uses in groupby(sorted(tokens, key=_NAME), _NAME)]
-    groups.sort(key=_FIRST_START)
-    for uses in groups:
-        first = uses[0]
-        hip = first.mapping.hip  # type: ignore[union-attr]
-        # Edit(t.start, t.end, hip) for each use, in C
-        edits = tuple(map(_new_tuple, repeat(Edit), zip(map(_START, uses), map(_END, uses), repeat(hip), repeat(""))))
-        count = f" ({len(uses)} uses)" if len(uses) > 1 else ""
-        yield Hit(first.start, first.end, message(first) + count, edits=edits)
+    # Sorted by name in C (stable: each name's uses stay in order), so that a name's uses, and
+    # their edits, are one slice; every edit is made at once, in C, each with the HIP name of
+    # its name's first use (a qualified use may map otherwise: the first one decides, as before).
+    ordered = sorted(tokens, key=_NAME)
+    if not ordered:
+        return
+    names = list(map(_NAME, ordered))
+    n = len(names)
+    bounds = [0, *compress(range(1, n), map(ne, islice(names, 1, None), names)), n]  # where each name's uses begin
+    firsts = list(map(ordered.__getitem__, islice(bounds, len(bounds) - 1)))
+    hips = [first.mapping.hip for first in firsts]  # type: ignore[union-attr]
+    texts = chain.from_iterable(map(repeat, hips, map(sub, islice(bounds, 1, None), bounds)))
+    edits = list(map(_new_tuple, repeat(Edit), zip(map(_START, ordered), map(_END, ordered), texts, repeat(""))))
+    # The names in the order of their first use.
+    for start, i, j in sorted(zip(map(_START, firsts), bounds, islice(bounds, 1, None))):
+        first = ordered[i]
+        count = f" ({j - i} uses)" if j - i > 1 else ""
+        yield Hit(start, first.end, message(first) + count, edits=tuple(edits[i:j]))
 
 
 _START, _END, _NAME = itemgetter(0), itemgetter(1), itemgetter(2)
 
-
-def _FIRST_START(uses: list[Token]) -> int:
-    return uses[0][0]

@@ -314,3 +314,109 @@ def test_hip014_skips_a_file_only_where_no_aggregate_can_be_shuffled():
     hits = {name: list(rule.func(SourceFile("k.cu", data, "cuda"), RuleContext()))
             for name, data in (("scalar", scalar), ("vector", vector), ("aggregate", aggregate))}
     assert not hits["scalar"] and len(hits["vector"]) == 1 and len(hits["aggregate"]) == 1
+
+
+def test_hip014_guards_equal_their_regexes():
+    """`_VECTOR_PAIR`'s translate and find against `_VECTOR_END.search`, and `_names` against
+    `_WANTED.search`, on the fixtures and on random strings of the bytes that matter."""
+    import random
+
+    from porter.agents.translator.rules import hip014_shuffle_aggregates as hip014
+
+    rng = random.Random(14)
+    texts = [unit.data for unit in _fixture_units()] + [TRICKY, b"", b"t", b"4", b"t4", b"__shfl", b"x__shfl"]
+    texts += [bytes(rng.choice(b"egrt1234056_x \n") for _ in range(rng.randint(0, 24))) for _ in range(4000)]
+    texts += [bytes(rng.choice(b"_shflx( \n") for _ in range(rng.randint(0, 16))) for _ in range(4000)]
+    for data in texts:
+        assert (b"LD" in data.translate(hip014._VECTOR_PAIR)) == (hip014._VECTOR_END.search(data) is not None), data
+        assert (next(hip014._names(data), None) is None) == (hip014._WANTED.search(data) is None), data
+
+
+HEADER_PATHS = [
+    b"#include <a.h>\n", b"#include<a.h>\n", b"#  include <a.h>\n", b"#include /* c < */ <a.h>\n",
+    b"#include \\\n  <a.h>\n", b"#include_next <a.h>\n", b"#include /* one\n two */ <a.h>\n",
+    b"#if A < B\nint x;\n#endif\n", b"#define LT(a, b) ((a) < (b))\n", b"#define P <a.h>\n#include P\n",
+    b"template <typename T> T f(T a) { return a < a << 1; }\n__global__ void k() {}\nvoid g() { k<<<1, 1>>>(); }\n",
+    b"// #include <not.h>\nconst char* s = \"#include <not.h>\";\n#include <cuda_runtime.h> // <x>\n",
+    b"#pragma once\n#include\t<vector>\nstd::vector<std::vector<int>> v;\n",
+    b"import <iostream>;\n", b"#include // c\n<a.h>\n", b"#include \xc2\xa0<a.h>\n",
+]
+
+
+@pytest.mark.parametrize("data", HEADER_PATHS, ids=range(len(HEADER_PATHS)))
+def test_non_code_spans_skip_only_the_angle_brackets_no_path_begins_at(data):
+    """A `<` is skipped unless `_DIRECTIVE_PATH` or `_IMPORT_PATH` ends at it: the spans stay the
+    query's wherever the tree has no error, whatever comes between a directive and its path."""
+    for lang in ("cuda", "cpp"):
+        tree = _parser(lang).parse(data)
+        fast = _non_code_spans(tree, data)
+        assert (fast is None) == tree.root_node.has_error
+        assert fast is None or _merge(fast) == _query_spans(lang, data)
+
+
+def test_quiet_gc_without_collection_keeps_the_results_and_restores_the_collector():
+    """quiet_gc(collect=False): no collection inside (the driver's map gathers results, never
+    garbage), its survivors moved to the oldest generation unwalked, the thresholds restored,
+    nothing frozen after; a cycle made inside is still collectable by a full collection."""
+    import gc
+    import weakref
+
+    from porter.cluster import quiet_gc
+
+    class Node:
+        pass
+
+    before = gc.get_threshold()
+    collections = []
+
+    def count(phase, info):
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        with quiet_gc(collect=False):
+            assert gc.get_threshold()[0] == 0
+            kept = [[i] for i in range(200_000)]  # past any young threshold: nothing collected
+            cycle = Node()
+            cycle.self = cycle
+            gone = weakref.ref(cycle)
+            del cycle
+        assert collections == []
+        assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+        assert gc.is_tracked(kept[0]) and len(kept) == 200_000
+        gc.collect()
+        assert gone() is None
+    finally:
+        gc.callbacks.remove(count)
+
+
+def test_a_file_run_comes_back_from_a_worker_as_it_left():
+    """FileRules through pickle (a worker's result: findings as `_columns`, patches with their
+    edits as columns): the same findings and patches as made in the process, each model with the
+    same fields in the same order and the same fields set; a run holding a finding of another
+    shape (an internal error) and a patch given its default fields too."""
+    import pickle
+
+    from porter.rules import FileRules, _FileJob, _rules_on_file
+    from porter.state import FileKind, FileRecord, Finding, Location, Severity
+
+    def fields(model):
+        nested = {k: fields(v) if hasattr(v, "__pydantic_fields_set__") else v for k, v in model.__dict__.items()}
+        return type(model), list(nested.items()), model.__pydantic_fields_set__
+
+    load()
+    job = _FileJob("translator", RuleContext(), (), {}, "t", data=False)
+    runs = [_rules_on_file(job, (FileRecord(path=u.path, kind=FileKind.cuda), u.data)) for u in _fixture_units()]
+    assert sum(len(r.findings) for r in runs) > 50 and sum(len(r.patches) for r in runs) > 5
+    odd = Finding(rule="internal-error", severity=Severity.error, message="m", location=Location(path="a.cu", line=1))
+    runs.append(FileRules("cuda", [runs[0].findings[0], odd], [Patch(path="a.cu", base_hash="h", edits=(
+        Edit(0, 1, "x", "HIP001"),), agent="translator", origin="user", rule="HIP001", reason="r")], b"x"))
+    runs.append(FileRules("cuda", [], [], None, complete=False))
+    for run in runs:
+        back = pickle.loads(pickle.dumps(run))
+        made = [_made(f) for f in run.findings]
+        assert [fields(f) for f in back.findings] == [fields(f) for f in made] and back.findings == made
+        assert [fields(p) for p in back.patches] == [fields(p) for p in run.patches] and back.patches == run.patches
+        assert all(type(e) is Edit for p in back.patches for e in p.edits)
+        assert (back.lang, back.data, back.complete) == (run.lang, run.data, run.complete)
