@@ -108,7 +108,8 @@ def _compile_gfx950(fn, signature: dict, constexprs: dict, **options):
     from triton.compiler import ASTSource
 
     src = ASTSource(fn=fn, signature=signature, constexprs=constexprs)
-    return triton.compile(src, target=GPUTarget("hip", "gfx950", 64), options=options)
+    # FP fusion stated, as porter.toolchains.triton_aot does (Triton 3.9 warns when it is left to its default).
+    return triton.compile(src, target=GPUTarget("hip", "gfx950", 64), options={"enable_fp_fusion": True, **options})
 
 
 def test_ported_inline_ptx_compiles_for_gfx950() -> None:
