@@ -420,3 +420,22 @@ def test_a_file_run_comes_back_from_a_worker_as_it_left():
         assert [fields(p) for p in back.patches] == [fields(p) for p in run.patches] and back.patches == run.patches
         assert all(type(e) is Edit for p in back.patches for e in p.edits)
         assert (back.lang, back.data, back.complete) == (run.lang, run.data, run.complete)
+
+
+def test_any_of_is_true_exactly_where_one_of_its_words_occurs():
+    """any_of's searches (by first byte, long words by `in`) against the plain substring test:
+    words of one and of different first bytes, short and long, overlapping, on random bytes."""
+    from porter.rules import LONG_WORD, any_of
+
+    rng = random.Random(15)
+    alphabet = b"abm._/<CBn\n \x80"
+    word_sets = [["torch/", "ATen/", "c10/"], ["min", "max"], [".."], ["_CB"], ["<<<", "__launch_bounds__"],
+                 ["mma.sync", "ma", "m"], [b"a" * LONG_WORD, "ab"], ["labeled_partition"], []]
+    for words in word_sets:
+        trigger = any_of(words)
+        encoded = [w.encode() if isinstance(w, str) else w for w in words]
+        cases = [b"", *encoded, *(b"x" + w[:-1] for w in encoded if w)]
+        cases += [bytes(rng.choice(alphabet) for _ in range(rng.randrange(40))) for _ in range(3000)]
+        cases += [bytes(rng.choice(alphabet) for _ in range(rng.randrange(40))) + w for w in encoded for _ in range(50)]
+        for data in cases:
+            assert trigger(data, RuleContext()) == (not encoded or any(w in data for w in encoded)), (words, data)

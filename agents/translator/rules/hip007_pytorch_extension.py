@@ -24,16 +24,11 @@ from collections.abc import Iterator
 
 from porter.agents.translator.tokens import classify, renames
 from porter.includes import EXTENSION_HEADERS
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
 
-
-def _trigger(data: bytes, ctx: RuleContext) -> bool:
-    return any(h in data for h in _EXTENSION_HEADERS)  # an extension includes one of them
-
-
-_EXTENSION_HEADERS = tuple(h.encode() for h in EXTENSION_HEADERS)
+_trigger = any_of(EXTENSION_HEADERS)  # an extension includes one of them
 
 
 @rule(id="HIP007", lang="cuda", severity="info", fix="safe", trigger=_trigger)

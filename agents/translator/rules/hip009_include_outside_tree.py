@@ -19,12 +19,12 @@ from collections.abc import Iterator
 
 from porter.agents.translator.buildfiles import outside_tree
 from porter.agents.translator.tokens import classify
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Severity
 from porter.syntax import SourceFile
 
 
-@rule(id="HIP009", lang="cuda", severity="warning", trigger=lambda data, ctx: b".." in data)  # "../"
+@rule(id="HIP009", lang="cuda", severity="warning", trigger=any_of([".."]))  # "../"
 def include_outside_tree(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for inc in classify(unit).includes:
         where = None if inc.angled else outside_tree(unit.path, inc.path)

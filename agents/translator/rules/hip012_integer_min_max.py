@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
 
@@ -37,9 +37,12 @@ _CALLS = "(call_expression function: (identifier) @fn arguments: (argument_list)
 _WANTED = re.compile(rb"\b(?:u|ll|ull)(?:min|max)\s*\(")
 
 
+_MIN_MAX = any_of(("min", "max"))
+
+
 def _trigger(data: bytes, ctx: RuleContext) -> bool:
     # the substring test first: a bytes search, where the regex tries every position
-    return (b"min" in data or b"max" in data) and _WANTED.search(data) is not None
+    return _MIN_MAX(data, ctx) and _WANTED.search(data) is not None
 
 
 @rule(id="HIP012", lang="cuda", severity="info", fix="safe", trigger=_trigger)

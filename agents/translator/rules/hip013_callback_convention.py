@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from porter.rules import Hit, RuleContext, rule
+from porter.rules import Hit, RuleContext, any_of, rule
 from porter.state import Edit
 from porter.syntax import SourceFile
 
@@ -29,7 +29,7 @@ MACROS = ("CUDART_CB", "CUDA_CB")
 _USE = re.compile(rb"\b(CUDART_CB|CUDA_CB)\b[ \t]*")
 
 
-@rule(id="HIP013", lang="cuda", severity="info", fix="safe", trigger=lambda data, ctx: b"_CB" in data)
+@rule(id="HIP013", lang="cuda", severity="info", fix="safe", trigger=any_of(["_CB"]))
 def callback_convention(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
     for m in _USE.finditer(unit.data):
         name = m.group(1).decode()
