@@ -439,3 +439,19 @@ def test_any_of_is_true_exactly_where_one_of_its_words_occurs():
         cases += [bytes(rng.choice(alphabet) for _ in range(rng.randrange(40))) + w for w in encoded for _ in range(50)]
         for data in cases:
             assert trigger(data, RuleContext()) == (not encoded or any(w in data for w in encoded)), (words, data)
+
+
+def test_mfma004_trigger_is_its_pattern_over_the_decoded_text():
+    """MFMA004's trigger (its words first, then _TENSOR_CORE on the decoded text) against the
+    pattern alone, on the pattern's own spellings and on random bytes, invalid UTF-8 included."""
+    from porter.agents.microarch.rules import mfma004_warp_lanes_32 as mfma004
+
+    rng = random.Random(4)
+    spellings = [b"wmma ::", b"nvcuda::", b"mma.sync", b"ldmatrix", b"porter_wmma", b"porter_mma_", b"porter_ldmatrix",
+                 b"xwmma::", b"\xc3\xa9wmma::", b"porter_mm", b"\xffnvcuda ::"]
+    alphabet = b"wmanvcud:.sylbtrixpoe_ \xc3\xa9\xff\n"
+    cases = spellings + [bytes(rng.choice(alphabet) for _ in range(rng.randrange(30))) for _ in range(5000)]
+    cases += [bytes(rng.choice(alphabet) for _ in range(rng.randrange(12))) + s for s in spellings for _ in range(40)]
+    for data in cases:
+        expected = mfma004._TENSOR_CORE.search(data.decode("utf-8", "replace")) is not None
+        assert mfma004._trigger(data, RuleContext()) == expected, data
