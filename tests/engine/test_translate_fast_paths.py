@@ -455,3 +455,15 @@ def test_mfma004_trigger_is_its_pattern_over_the_decoded_text():
     for data in cases:
         expected = mfma004._TENSOR_CORE.search(data.decode("utf-8", "replace")) is not None
         assert mfma004._trigger(data, RuleContext()) == expected, data
+
+
+def test_hip012_trigger_is_its_regex():
+    """HIP012's trigger (min or max, then the names' spellings, then _WANTED) against _WANTED alone."""
+    from porter.agents.translator.rules import hip012_integer_min_max as hip012
+
+    rng = random.Random(12)
+    pieces = [b"u", b"ll", b"ull", b"min", b"max", b"f", b"(", b" ", b"_", b"\n", b"x"]
+    cases = [b"".join(rng.choice(pieces) for _ in range(rng.randrange(8))) for _ in range(20000)]
+    cases += [b"umin(", b"ullmax (", b"xumin(", b"fminf(", b"llmin\t(", b"a ullmin(b)"]
+    for data in cases:
+        assert hip012._trigger(data, RuleContext()) == (hip012._WANTED.search(data) is not None), data

@@ -38,11 +38,13 @@ _WANTED = re.compile(rb"\b(?:u|ll|ull)(?:min|max)\s*\(")
 
 
 _MIN_MAX = any_of(("min", "max"))
+_NAMES = any_of(("umin", "umax", "llmin", "llmax"))  # one is in every match of _WANTED (ullmin holds llmin)
 
 
 def _trigger(data: bytes, ctx: RuleContext) -> bool:
-    # the substring test first: a bytes search, where the regex tries every position
-    return _MIN_MAX(data, ctx) and _WANTED.search(data) is not None
+    # Substring searches first, where the regex (from a `\b`) tries every position: min or max
+    # (absent from most files), then the names' own spellings (fminf and max( are common).
+    return _MIN_MAX(data, ctx) and _NAMES(data, ctx) and _WANTED.search(data) is not None
 
 
 @rule(id="HIP012", lang="cuda", severity="info", fix="safe", trigger=_trigger)
