@@ -342,7 +342,7 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
         # are thousands of edits, each taken one by one into three sorted lists otherwise.
         bulk = len(hits) > 1 and taken.add_all(hits, r.id)
         severity = _SEVERITY_VALUES[r.severity]  # the enum's `.value` is a Python-level descriptor
-        if bulk and flat:
+        if bulk:
             # Every hit taken and fixed (`add_all`): the findings at once, placed in one call.
             rid, path = r.id, unit.path
             places = unit.places(map(_HIT_START, hits), map(_HIT_END, hits))
@@ -352,28 +352,19 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
             continue
         for hit in hits:
             detail = hit.detail
-            if bulk:
-                fixed = True
-            elif (earlier := taken.covering(hit.start, hit.end)) is not None:
+            if (earlier := taken.covering(hit.start, hit.end)) is not None:
                 fixed = True
                 detail = f"rewritten by {earlier}" + (f"\n{detail}" if detail else "")
             else:
                 fixed = bool(hit.edits) and taken.add(hit.edits, r.id)
             line, col, end_line, end_col, snippet = unit.place(hit.start, hit.end)
-            if flat:
-                findings.append((r.id, hit.severity.value if hit.severity else severity, hit.message,
-                                 (unit.path, line, col, end_line, end_col), snippet, agent,
-                                 bool(hit.edits) or fixed, fixed, detail))
-                continue
-            # Built without re-validation: every field comes from the registry or the file itself,
-            # and a large file yields thousands of these.
-            findings.append(_trusted(Finding, {
-                "rule": r.id, "severity": hit.severity or r.severity, "message": hit.message,
-                "location": _trusted(Location, {"path": unit.path, "line": line, "column": col,
-                                                "end_line": end_line, "end_column": end_col}),
-                "snippet": snippet, "agent": agent,
-                "fixable": bool(hit.edits) or fixed, "fixed": fixed, "detail": detail,
-            }))
+            findings.append((r.id, _SEVERITY_VALUES[hit.severity] if hit.severity else severity, hit.message,
+                             (unit.path, line, col, end_line, end_col), snippet, agent,
+                             bool(hit.edits) or fixed, fixed, detail))
+    if not flat:
+        # Made here, without re-validation (`_made`): every field comes from the registry or the
+        # file itself, and a large file yields thousands of these.
+        findings = list(map(_made, findings))
     patch = None
     if taken.edits:
         ids = sorted(set(map(_FOURTH, taken.edits)))
@@ -389,18 +380,6 @@ _new_tuple = tuple.__new__
 _SET_DICT, _SET_FIELDS_SET, _SET_EXTRA, _SET_PRIVATE = (
     BaseModel.__dict__[name].__set__
     for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"))
-
-
-def _trusted(model: type, values: dict) -> Any:
-    """`model.model_construct(**values)` for a frozen model given every one of its fields, in
-    their declared order, without the per-field walk (the same instance: its __dict__, every
-    field set, no extra, no private state)."""
-    m = _NEW(model)
-    _SET_DICT(m, values)
-    _SET_FIELDS_SET(m, set(values))
-    _SET_EXTRA(m, None)
-    _SET_PRIVATE(m, None)
-    return m
 
 
 # Syntax trees deeper than this are not given to the analysis rules: they climb a node's
@@ -678,10 +657,11 @@ def _made(f: Finding | tuple) -> Finding:
 
 def _made_of(rule: str, severity: str, message: str, path: str, line: int, column: int, end_line: int | None,
              end_column: int | None, snippet: str, agent: str, fixable: bool, fixed: bool, detail: str) -> Finding:
-    """The Finding of these fields (a `_flat` tuple's, a row of `_columns`'), made as `_trusted` makes one."""
-    # `_trusted` of both models, written out: the driver makes one per finding of the run (12,124
-    # on bench/translate.py's corpus), and the two calls were a sixth of their cost. The fields in
-    # _FINDING_FIELDS' and _LOCATION_FIELDS' order, as _flat read them.
+    """The Finding of these fields (a `_flat` tuple's, a row of `_columns`'): `model_construct` of it
+    and its Location given every field in declared order, without the per-field walk (the same
+    instances: each __dict__, every field set, no extra, no private state)."""
+    # Written out: the driver makes one per finding of the run (12,124 on bench/translate.py's
+    # corpus). The fields in _FINDING_FIELDS' and _LOCATION_FIELDS' order, as _flat read them.
     location = _NEW(Location)
     _SET_DICT(location, {"path": path, "line": line, "column": column, "end_line": end_line, "end_column": end_column})
     _SET_FIELDS_SET(location, set(_LOCATION_FIELDS))
@@ -699,7 +679,7 @@ def _made_of(rule: str, severity: str, message: str, path: str, line: int, colum
 _NEW = object.__new__  # what `Model.__new__(Model)` calls: BaseModel defines no __new__ of its own
 for _model in (Finding, Location, Patch):
     if _model.__new__ is not _NEW or _model.__pydantic_post_init__ is not None:
-        raise TypeError(f"{_model.__name__} defines __new__ or model_post_init: _trusted, _made and "
+        raise TypeError(f"{_model.__name__} defines __new__ or model_post_init: _made and "
                         "_file_rules make it with object.__new__ alone")
 
 
