@@ -1,6 +1,6 @@
 # porter: two entry points for a fresh Debian 12 machine.
 #   make demo   installs porter and the toolchains, ports every fixture, prints the reports
-#   make test   installs the same, then runs the whole test suite (toolchain tests included)
+#   make test   installs the same and the CUDA libraries' headers, then runs the whole test suite (toolchain tests included)
 # As root, the toolchains (clang-22 for gfx950, Debian's HIP headers) come from apt; otherwise
 # install them yourself: apt-get install clang-22 lld-22 libamdhip64-dev.
 
@@ -12,7 +12,7 @@ NOT_PROJECTS := golden rules reports toolchains hip_on_cuda verify
 FIXTURES := $(filter-out $(NOT_PROJECTS),$(notdir $(patsubst %/,%,$(wildcard fixtures/*/))))
 DEBS   := clang-22 lld-22 llvm-22 libamdhip64-dev libhiprand-dev librocrand-dev rocm-device-libs libomp-22-dev cmake
 
-.PHONY: setup toolchains demo lint typecheck test bench clean
+.PHONY: setup cudalibs toolchains demo lint typecheck test bench clean
 
 setup: $(VENV)/.installed
 
@@ -23,6 +23,13 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
 	$(BIN)/pip install -q -e '.[dev,hipify,cluster]'
+	touch $@
+
+# Tests only: the CUDA libraries' headers ([cudalibs], about 1 GB of nvidia wheels), so that the
+# hip-on-cuda library shims' compile test runs instead of skipping.
+cudalibs: $(VENV)/.cudalibs
+$(VENV)/.cudalibs: $(VENV)/.installed
+	$(BIN)/pip install -q -e '.[cudalibs]'
 	touch $@
 
 toolchains:
@@ -60,7 +67,7 @@ typecheck: setup
 	cd $(TYPECHECK) && $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml \
 	  --python-executable $(CURDIR)/$(BIN)/python -p porter
 
-test: setup toolchains lint typecheck
+test: setup cudalibs toolchains lint typecheck
 	$(BIN)/pytest -q
 
 bench: setup

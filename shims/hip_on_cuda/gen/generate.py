@@ -186,7 +186,7 @@ def cuda_libs_include() -> Path | None:
     if env:
         return Path(env)
     try:
-        import nvidia  # type: ignore[import-not-found]
+        import nvidia
 
         for p in nvidia.__path__:
             cand = Path(p) / "cu13" / "include"
