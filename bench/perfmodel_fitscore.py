@@ -24,7 +24,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import perfmodel_validate as pv  # noqa: E402
 
 RAW = ("perfmodel-h200-raw-2026-11-29-run3.json", "perfmodel-h200-raw-nn-2026-12-01.json",
-       "perfmodel-h200-raw-persistent-2026-12-01.json")
+       "perfmodel-h200-raw-persistent-2026-12-01.json", "perfmodel-h200-raw-nn-tenth-2026-12-01.json")
 
 
 def fit_rows() -> list[dict]:
