@@ -22,7 +22,10 @@ geometric mean and the worst of pick/best throughput, the share of shapes under 
 tau between predicted and measured times, and the model's selection time against the autotune's
 wall time. SHAPES marks a third of the shapes "fit" (every third, fixed before any measurement):
 the only ones any model constant may be adjusted on; the figures are printed for the held-out
-rest and for all.
+rest and for all. The variants measured later have their own rules (`row_split`): persistent by
+`variant_split`, rows recorded "unseen" (measured after the terms were fitted) apart, and nn, after the
+tenth look's reset, as recorded (its 2026-12-01 rows all fit; `measure --set nn-tenth` the declared
+fit extras and unseen shapes, `nn_tenth_set`).
 """
 
 from __future__ import annotations
