@@ -356,6 +356,22 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
         wg_clk = math_clk + tile_bytes / lds_clk_rate
         if a_b == 1 and model.wgmma_fp8_efficiency is not None:
             wg_clk = np.maximum(wg_clk, math_clk / model.wgmma_fp8_efficiency.value)
+        # 16-bit wgmma with a row-major B (Triton's nn kernel: A K-major, B MN-major, read by wgmma with its
+        # transpose bit; evidence note of 2026-12-01, eleventh look, T14): the K-step is bound by the shared
+        # memory's traffic, wgmma's operand reads (op_bytes: A once, B once per 64-row instruction) and the
+        # bytes cp.async lands, together at [model] wgmma_mn_major_smem_bytes_per_clk, or by the math if that
+        # is longer. Measured on a fit shape (nn bf16 2048x8192x8192): 128x256x64 and 256x128x64 w8 s4 take
+        # 1249 and 1398 clk per K-step for 128 and 144 KiB, 105 B/clk both, where math + landed bytes (the
+        # form above, measured on nt) prices the two alike (1408) and caps nn at 73% of the peak (it
+        # reaches 80%). A 256x128 tile reads B four times per K-step against 128x256's two: that is why
+        # 128x256 wins on nn (by 12-15% on the probe's three fit shapes). K-major B (nt, persistent) stays
+        # on the form above: the same probe measures its unserialized K-steps at 72-91 B/clk (bf16), and
+        # one figure for every layout moves nt / persistent picks both ways on their fit rows (decode tiles
+        # w4 -> w8); AMD has its own LDS terms.
+        if (a_b == 2 and traits.layout == "nn" and dev.arch == "sm_90"
+                and model.wgmma_mn_major_smem_bytes_per_clk is not None):
+            smem_clk = (op_bytes + tile_bytes) / model.wgmma_mn_major_smem_bytes_per_clk.value
+            wg_clk = np.maximum(math_clk, smem_clk)
         c.compute_clk = np.where(wgmma, wg_clk, c.compute_clk)
         # fp8 on sm_90's mma.sync path, as Triton 3.9 compiles it for sm_90a (SASS read with cuobjdump; the
         # evidence note of 2026-12-01, seventh look): the fragments are converted to f16 and multiplied by
