@@ -73,8 +73,16 @@ LAUNCH_OVERHEAD_S = 3e-6
 # access); the register round trip, the barrier and the proxy fence before wgmma reads are not
 # modelled apart. Fit on the fit half of the "nn" fp8 shapes of
 # bench/results/perfmodel-h200-raw-nn-2026-12-01.json (bench/perfmodel_fitscore.py; 4-32 tried,
-# 10-16 score the same, 12 taken, clear of the drop at 18).
-FP8_TRANSPOSE_PASSES = 12
+# 10-16 score the same, 12 taken, clear of the drop at 18). Since the eleventh look (T15) the lanes
+# count at least FP8_TRANSPOSE_MIN_LANES, and the figure is halved to 6, which keeps BN 32's price
+# (2 lanes x 12 = 4 x 6) and halves BN >= 64's (the fit score: 5 0.868, 6-8 0.886, 10 0.854 nn fp8).
+FP8_TRANSPOSE_PASSES = 6
+# The least lanes a transposing fp8 store serializes over (T15, eleventh look): measured on nn fp8 fit rows,
+# a BN-32 and a BN-64 tile with the same B elements per K-step, BM and residency take the same time
+# (256x32x128 w8 s3 and 256x64x64 w8 s4-s5, 2 resident: 1275 and 1281-1303 clk per workgroup K-step at
+# 4096x4096x8192, 1279 and 1281-1311 at 2048x8192x8192) where 2 and 4 conflicting lanes would double it,
+# while from BN 64 to BN 256 (4 to 16 lanes) the cost per byte rises ~4x (seventh look, 12288x12288x32).
+FP8_TRANSPOSE_MIN_LANES = 4
 
 
 def lds_bytes(bm, bn, bk, num_stages, elem_bytes):
@@ -334,10 +342,12 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     # min(warp, MN bytes / 16) lanes of a warp lie along MN; written K-major, one byte each, their
     # bytes land 16 rows apart, a whole number of the 128-byte swizzle's 8-row period: one bank,
     # and the store serializes over those lanes (bank conflicts growing with BN: measured, the
-    # nn fp8 cost per byte rises ~4x from BN 64 to BN 256 at 12288x12288x32).
+    # nn fp8 cost per byte rises ~4x from BN 64 to BN 256 at 12288x12288x32), but over no fewer than
+    # FP8_TRANSPOSE_MIN_LANES (T15: BN 32 and BN 64 measure alike per byte; a warp's byte store
+    # takes that many shared-memory passes however few of its lanes conflict).
     if not amd and a_b == 1:
-        lanes_a = np.minimum(lanes, c.bm * a_b / 16)
-        lanes_b = np.minimum(lanes, c.bn * a_b / 16)
+        lanes_a = np.maximum(FP8_TRANSPOSE_MIN_LANES, np.minimum(lanes, c.bm * a_b / 16))
+        lanes_b = np.maximum(FP8_TRANSPOSE_MIN_LANES, np.minimum(lanes, c.bn * a_b / 16))
         transposed = ((0 if traits.b_k_major else c.bn * c.bk * lanes_b)
                       + (0 if traits.a_k_major else c.bm * c.bk * lanes_a))
         op_bytes = op_bytes + np.where(wgmma, FP8_TRANSPOSE_PASSES * transposed * a_b, 0.0)

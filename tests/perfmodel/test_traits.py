@@ -44,6 +44,25 @@ def test_fp8_transposing_store_conflicts_grow_with_the_tile_width():
     assert per_byte[1] == pytest.approx(4 * per_byte[0])
 
 
+def test_fp8_transposing_store_costs_bn_32_and_bn_64_alike_per_byte():
+    # T15 (evidence note 2026-12-01, eleventh look): on nn fp8 fit rows 256x32x128 w8 s3 and 256x64x64 w8 s4-s5
+    # (same B elements per K-step, BM, 2 resident each) take the same time per K-step (1275 vs 1281-1303 clk at
+    # 4096x4096x8192), where 2 and 4 conflicting lanes would double BN 64's store: the store serializes over at
+    # least 4 lanes. So per byte BN 32 = BN 64, BN 128 twice, BN 256 four times; BN 32 keeps its old price.
+    h200 = hardware.get("h200")
+    per_byte = {}
+    for bn in (32, 64, 128, 256):
+        cfg = GemmConfig(256 if bn < 256 else 128, bn, 64, num_warps=8, num_stages=2)
+        nt, nn = (Candidates([cfg], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+        per_byte[bn] = (nn.lds_clk[0] - nt.lds_clk[0]) / (bn * 64)
+    assert per_byte[32] == pytest.approx(per_byte[64])
+    assert per_byte[128] == pytest.approx(2 * per_byte[64]) and per_byte[256] == pytest.approx(4 * per_byte[64])
+    assert per_byte[32] == pytest.approx(12 * 2 / h200.model.lds_bytes_per_clk_per_cu.value)  # T2's BN-32 price
+    # the pick on a fit shape of the kind (nn fp8 4096x4096x8192: best 256x64x128, 256x32x64 measured 0.90 of it)
+    best = select("matmul", (4096, 4096, 8192), "fp8", "h200", Traits("nn")).best.config
+    assert (best.block_m, best.block_n) == (256, 64)
+
+
 def test_fp8_mma_sync_tile_is_not_transposed_through_shared_memory():
     # BM 32 runs mma.sync: no transposing store into shared memory (its byte-wise loads are in compute_clk).
     h200 = hardware.get("h200")
