@@ -11,6 +11,6 @@ export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=/tmp/tcache
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv > "$OUT/gpu.txt" 2>&1
 el=$(( $(date +%s) - start ))
 python3 bench/perfmodel_validate.py measure --variant nn --set nn-eleventh --dtypes bf16,fp8 \
-    --deadline $(( 252 - el )) --out "$OUT/pm-nn-eleventh.json" 2>&1 | tee "$OUT/measure-nn-eleventh.log"
+    --deadline $(( 240 - el )) --out "$OUT/pm-nn-eleventh.json" 2>&1 | tee "$OUT/measure-nn-eleventh.log"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >> "$OUT/gpu.txt" 2>&1
 echo "total $(( $(date +%s) - start )) s" | tee -a "$OUT/measure-nn-eleventh.log"
