@@ -395,6 +395,23 @@ __device__ inline bool mbar_test_wait_parity(unsigned addr, unsigned parity) {
       : "=r"(done) : "r"(addr), "r"(parity) : "memory");
   return done != 0u;
 }
+/* Whether the phase of the given parity has completed (may suspend the thread a while, as
+ * mbar_try_wait). */
+__device__ inline bool mbar_try_wait_parity(unsigned addr, unsigned parity) {
+  unsigned done;
+  asm volatile(
+      "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+      : "=r"(done) : "r"(addr), "r"(parity) : "memory");
+  return done != 0u;
+}
+/* Whether the phase of the token has completed, without suspending the thread. */
+__device__ inline bool mbar_test_wait(unsigned addr, unsigned long long state) {
+  unsigned done;
+  asm volatile(
+      "{ .reg .pred p; mbarrier.test_wait.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+      : "=r"(done) : "r"(addr), "l"(state) : "memory");
+  return done != 0u;
+}
 __device__ inline void mbar_init(unsigned addr, unsigned count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(addr), "r"(count) : "memory");
 }
@@ -630,20 +647,36 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  *     0's arrival word;
  *   - one arrival per lane (release: each lane publishes its own stores, so no __syncwarp
  *     before it);
- *   - the wait: a warp vote (constant full mask) on each lane's try_wait on its own token
- *     (session 5: vote.sync makes the lanes leave together from a warp-synchronous
- *     instruction, and each lane's acquire orders what it reads after it, so no __syncwarp
- *     after it); the loop, with lane 0's wait_cold, only after a vote found the phase
- *     incomplete;
- *   - the partner's warp word and src's slot, loaded together (one round trip, no test between);
+ *   - the wait: each lane's own try_wait on the PARITY of this barrier's phase (the count
+ *     minus one), not on the token its arrival returned, and no warp vote (session 8). The
+ *     parity is known before the arrival, so the try_wait does not wait for the arrival's
+ *     result to come back (the token: a round trip of the barrier unit on the critical path
+ *     of both warps). Each lane's acquire orders what that lane reads after it; the lanes
+ *     reconverge where the fast path joins (BSYNC), and the loop, with lane 0's wait_cold,
+ *     runs only after a try found the phase incomplete. Why the parity is safe: a lane waits
+ *     for phase k after it passed k-1, so the phase in progress is k or k+1, and k+1 cannot
+ *     complete before every lane of this warp has arrived at it (every lane arrives: the
+ *     phase needs this warp's 32 arrivals), so parity cannot alias;
+ *   - the partner's warp word and src's slot, loaded together (one round trip, no test
+ *     between), and, in the same round trip, test_wait on the arrival's token: did this
+ *     warp's arrival fall into phase k? It did not only if the partner completed k without
+ *     it - gave it up after PORTER_HOC_ABSENT_MS (wait_cold's stand-in arrivals) - and then
+ *     the warp traps (arrived_after_give_up). A wait on the token found that by never
+ *     completing (the warp's leader then trapped in wait_cold); a wait on the parity passes
+ *     at once, so without this test a given-up warp would return the partner's values of
+ *     that barrier and of the next (its own 64 arrivals complete the next phase) before
+ *     trapping at the one after (fixtures/hip_on_cuda/late_steady);
  *   - the propagation of "no live lanes" (below): one predicated store, no branch.
- * Measured (session 6, docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): 10.0x a native
+ * Measured (docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): session 6, 10.0x a native
  * shuffle for shfl_xor(32), 10.5x for a 64-lane shfl_down, 11.2x for a ballot, against
- * 14.9-18.9x with session 5's per-collective test of the partner's word. Measured and not
+ * 14.9-18.9x with session 5's per-collective test of the partner's word; session 8, the
+ * per-lane parity wait with the token test: see "Session 8" there. Measured and not
  * kept: the propagation at the head of the next collective (the partner's two words loaded
  * with the own word; shuffles 15% slower, votes and the bare barrier faster), the wait's
  * remainder out of line (plain-nvcc split_wave over 64 registers), an inline-PTX wait loop
- * (slower).
+ * (slower), a spin of non-suspending test_waits before the try_waits (session 7: 15-24%
+ * slower), the whole wait in one asm block calling wait_cold from PTX (session 7: the call's
+ * ABI took plain split_wave to 98 registers).
  * Nothing tests the partner's arrival word: a partner that did not take part reads as a warp
  * word of no live lanes, which the callers use as they use any live mask (the wave's live
  * lanes mask every slot read; a ballot is ANDed with them).
@@ -670,6 +703,37 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  * Buffer reuse: a lane passes barrier k only after every lane of the wave arrived at k, which
  * each did after its own reads of collective k-1; so collective k+1 may overwrite k-1's
  * buffer (slots and warp words). */
+/* The calling warp's arrival fell into a phase after the one it waited for on the fast path:
+ * its partner gave it up (wait_cold) and completed that phase with stand-in arrivals, and the
+ * warp is alive. Its position is read anew so that the call site keeps nothing live for it. */
+__device__ __noinline__ __attribute__((noreturn)) inline void arrived_after_give_up() {
+  const unsigned t = fresh_thread_index(nullptr);
+  presumed_exited_but_alive(t / kWaveLanes, (t / 32u) & 1u);
+}
+
+/* The reads after wave_round's barrier (see there): the partner's warp word and (kData) src's
+ * slot of this barrier's buffer, the propagation store, and on the fast path (kCheck) the test
+ * that this warp's arrival (its `state`) went to the phase it waited for, issued with the
+ * loads so that its latency overlaps theirs. */
+template <bool kData, bool kCheck = false>
+__device__ inline unsigned long long wave_round_tail(const WavePos& p, unsigned long long next, unsigned src,
+                                                     unsigned* got, unsigned* buf_out, unsigned bar = 0u,
+                                                     unsigned long long state = 0ull) {
+  constexpr unsigned kSlotsBuffer = kMaxWaves * kWaveLanes * 4u;
+  const unsigned buf = static_cast<unsigned>(next) & 1u;
+  // Loaded in this order, before any use (volatile: not sunk), so they share one round trip.
+  const unsigned theirs_at = shared_addr(&warp_words()[0][p.wave][p.half ^ 1u]) + kWarpWordsBuffer * buf;
+  const unsigned long long theirs = ld_relaxed64(theirs_at);
+  if (kData) *got = ld_relaxed32(shared_addr(&scratch().slot[0][p.wave][src]) + kSlotsBuffer * buf);
+  const bool arrived_here = !kCheck || mbar_test_wait(bar, state);
+  // The propagation (above): a partner of no live lanes here has none at the next barrier.
+  asm volatile("{ .reg .pred p; setp.eq.u32 p, %0, 0; @p st.relaxed.cta.shared.u64 [%1], %2; }"
+               ::"r"(static_cast<unsigned>(theirs)), "r"(theirs_at + kWarpWordsBuffer - 2u * kWarpWordsBuffer * buf), "l"(0ull) : "memory");
+  if (!arrived_here) arrived_after_give_up();
+  *buf_out = buf;
+  return theirs;
+}
+
 template <bool kData, bool kVote = false>
 __device__ inline unsigned long long wave_round(const WavePos& p, unsigned live, unsigned long long& mine, unsigned value,
                                                 unsigned src, unsigned* got, unsigned* buf_out, int pred = 0) {
@@ -695,28 +759,22 @@ __device__ inline unsigned long long wave_round(const WavePos& p, unsigned live,
     const bool leader = (p.lane % 32u) == 0u;
     if (leader) st_relaxed(own, next);
     const unsigned long long state = mbar_arrive(bar, 1u);
-    // The wait: a warp vote on each lane's try_wait, the first one outside the loop. Written
-    // as a loop on a flag: with a `break` out of the loop ptxas gave each collective's first
-    // vote a convergence register of its own, and where many collectives are inlined
-    // (split_wave) it ran out of them and saved them in general registers (plain nvcc: 67
-    // registers, 1024-thread blocks would not launch; this form: 64).
-    bool done = porter_hoc_cuda_all_sync(0xffffffffu, mbar_try_wait(bar, state));
+    // The wait (above): each lane's try_wait on this phase's parity, the first one outside the
+    // loop, the token tested in wave_round_tail. Written as a loop on a flag: with a `break`
+    // out of the loop ptxas gave each collective's first wait a convergence register of its
+    // own, and where many collectives are inlined (split_wave) it ran out of them and saved
+    // them in general registers (plain nvcc: 67 registers, 1024-thread blocks would not
+    // launch; this form: 64).
+    const unsigned parity = (static_cast<unsigned>(next) - 1u) & 1u;
+    bool done = mbar_try_wait_parity(bar, parity);
     unsigned start = 0;
     for (unsigned tries = 1; !done; ++tries) {
       if (leader && (tries & 7u) == 3u) start = wait_cold(start);
-      done = porter_hoc_cuda_all_sync(0xffffffffu, mbar_try_wait(bar, state));
+      done = mbar_try_wait_parity(bar, parity);
     }
+    return wave_round_tail<kData, true>(p, next, src, got, buf_out, bar, state);
   }
-  const unsigned buf = static_cast<unsigned>(next) & 1u;
-  // Loaded in this order, before any use (volatile: not sunk), so they share one round trip.
-  const unsigned theirs_at = shared_addr(&warp_words()[0][p.wave][p.half ^ 1u]) + kWarpWordsBuffer * buf;
-  const unsigned long long theirs = ld_relaxed64(theirs_at);
-  if (kData) *got = ld_relaxed32(shared_addr(&scratch().slot[0][p.wave][src]) + kSlotsBuffer * buf);
-  // The propagation (above): a partner of no live lanes here has none at the next barrier.
-  asm volatile("{ .reg .pred p; setp.eq.u32 p, %0, 0; @p st.relaxed.cta.shared.u64 [%1], %2; }"
-               ::"r"(static_cast<unsigned>(theirs)), "r"(theirs_at + kWarpWordsBuffer - 2u * kWarpWordsBuffer * buf), "l"(0ull) : "memory");
-  *buf_out = buf;
-  return theirs;
+  return wave_round_tail<kData>(p, next, src, got, buf_out);
 }
 
 /* Synchronise the (one or two) warps of the caller's wave and order their shared-memory
