@@ -141,9 +141,12 @@ if command -v compute-sanitizer > /dev/null; then
 fi
 ls -la "$res/cores" > "$res/cores.txt" 2>&1
 if command -v cuda-gdb > /dev/null; then
+  n_gdb=0
   for c in "$res"/cores/core_*; do
+    n_gdb=$((n_gdb + 1)); [ "$n_gdb" -gt "${GDB_MAX:-6}" ] && break
     [ -e "$c" ] || continue
-    timeout 60 cuda-gdb -batch -ex "target cudacore $c" -ex "info cuda kernels" -ex "bt" -ex "x/4i \$pc" > "$c.gdb.txt" 2>&1
+    timeout 60 cuda-gdb -batch -ex "target cudacore $c" -ex "info cuda kernels" -ex "bt" -ex "x/4i \$pc" \
+      -ex "info cuda lanes" -ex "info registers" > "$c.gdb.txt" 2>&1
   done
 fi
 find "$res/cores" -type f -size +20M -delete  # keep the tar small; the listing above stays

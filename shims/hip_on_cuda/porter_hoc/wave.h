@@ -238,6 +238,13 @@ __device__ inline unsigned ld_relaxed32(unsigned addr) {
   asm volatile("ld.relaxed.cta.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
   return v;
 }
+/* A 64-bit word loaded as its two 32-bit halves and joined again: the compiler sees the
+ * halves as 32-bit values, so a caller that uses one half gets 32-bit code (WaveCall::compose). */
+__device__ inline unsigned long long ld_relaxed64_halves(unsigned addr) {
+  unsigned lo, hi;
+  asm volatile("ld.relaxed.cta.shared.v2.u32 {%0, %1}, [%2];" : "=r"(lo), "=r"(hi) : "r"(addr) : "memory");
+  return static_cast<unsigned long long>(lo) | (static_cast<unsigned long long>(hi) << 32);
+}
 __device__ inline unsigned long long ld_acquire64(unsigned addr) {
   unsigned long long v;
   asm volatile("ld.acquire.cta.shared.u64 %0, [%1];" : "=l"(v) : "r"(addr) : "memory");
@@ -393,23 +400,6 @@ __device__ inline bool mbar_test_wait_parity(unsigned addr, unsigned parity) {
   asm volatile(
       "{ .reg .pred p; mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
       : "=r"(done) : "r"(addr), "r"(parity) : "memory");
-  return done != 0u;
-}
-/* Whether the phase of the given parity has completed (may suspend the thread a while, as
- * mbar_try_wait). */
-__device__ inline bool mbar_try_wait_parity(unsigned addr, unsigned parity) {
-  unsigned done;
-  asm volatile(
-      "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-      : "=r"(done) : "r"(addr), "r"(parity) : "memory");
-  return done != 0u;
-}
-/* Whether the phase of the token has completed, without suspending the thread. */
-__device__ inline bool mbar_test_wait(unsigned addr, unsigned long long state) {
-  unsigned done;
-  asm volatile(
-      "{ .reg .pred p; mbarrier.test_wait.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-      : "=r"(done) : "r"(addr), "l"(state) : "memory");
   return done != 0u;
 }
 __device__ inline void mbar_init(unsigned addr, unsigned count) {
@@ -647,36 +637,20 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  *     0's arrival word;
  *   - one arrival per lane (release: each lane publishes its own stores, so no __syncwarp
  *     before it);
- *   - the wait: each lane's own try_wait on the PARITY of this barrier's phase (the count
- *     minus one), not on the token its arrival returned, and no warp vote (session 8). The
- *     parity is known before the arrival, so the try_wait does not wait for the arrival's
- *     result to come back (the token: a round trip of the barrier unit on the critical path
- *     of both warps). Each lane's acquire orders what that lane reads after it; the lanes
- *     reconverge where the fast path joins (BSYNC), and the loop, with lane 0's wait_cold,
- *     runs only after a try found the phase incomplete. Why the parity is safe: a lane waits
- *     for phase k after it passed k-1, so the phase in progress is k or k+1, and k+1 cannot
- *     complete before every lane of this warp has arrived at it (every lane arrives: the
- *     phase needs this warp's 32 arrivals), so parity cannot alias;
- *   - the partner's warp word and src's slot, loaded together (one round trip, no test
- *     between), and, in the same round trip, test_wait on the arrival's token: did this
- *     warp's arrival fall into phase k? It did not only if the partner completed k without
- *     it - gave it up after PORTER_HOC_ABSENT_MS (wait_cold's stand-in arrivals) - and then
- *     the warp traps (arrived_after_give_up). A wait on the token found that by never
- *     completing (the warp's leader then trapped in wait_cold); a wait on the parity passes
- *     at once, so without this test a given-up warp would return the partner's values of
- *     that barrier and of the next (its own 64 arrivals complete the next phase) before
- *     trapping at the one after (fixtures/hip_on_cuda/late_steady);
+ *   - the wait: a warp vote (constant full mask) on each lane's try_wait on its own token
+ *     (session 5: vote.sync makes the lanes leave together from a warp-synchronous
+ *     instruction, and each lane's acquire orders what it reads after it, so no __syncwarp
+ *     after it); the loop, with lane 0's wait_cold, only after a vote found the phase
+ *     incomplete;
+ *   - the partner's warp word and src's slot, loaded together (one round trip, no test between);
  *   - the propagation of "no live lanes" (below): one predicated store, no branch.
- * Measured (docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): session 6, 10.0x a native
+ * Measured (session 6, docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): 10.0x a native
  * shuffle for shfl_xor(32), 10.5x for a 64-lane shfl_down, 11.2x for a ballot, against
- * 14.9-18.9x with session 5's per-collective test of the partner's word; session 8, the
- * per-lane parity wait with the token test: see "Session 8" there. Measured and not
+ * 14.9-18.9x with session 5's per-collective test of the partner's word. Measured and not
  * kept: the propagation at the head of the next collective (the partner's two words loaded
  * with the own word; shuffles 15% slower, votes and the bare barrier faster), the wait's
  * remainder out of line (plain-nvcc split_wave over 64 registers), an inline-PTX wait loop
- * (slower), a spin of non-suspending test_waits before the try_waits (session 7: 15-24%
- * slower), the whole wait in one asm block calling wait_cold from PTX (session 7: the call's
- * ABI took plain split_wave to 98 registers).
+ * (slower).
  * Nothing tests the partner's arrival word: a partner that did not take part reads as a warp
  * word of no live lanes, which the callers use as they use any live mask (the wave's live
  * lanes mask every slot read; a ballot is ANDed with them).
@@ -703,37 +677,6 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  * Buffer reuse: a lane passes barrier k only after every lane of the wave arrived at k, which
  * each did after its own reads of collective k-1; so collective k+1 may overwrite k-1's
  * buffer (slots and warp words). */
-/* The calling warp's arrival fell into a phase after the one it waited for on the fast path:
- * its partner gave it up (wait_cold) and completed that phase with stand-in arrivals, and the
- * warp is alive. Its position is read anew so that the call site keeps nothing live for it. */
-__device__ __noinline__ __attribute__((noreturn)) inline void arrived_after_give_up() {
-  const unsigned t = fresh_thread_index(nullptr);
-  presumed_exited_but_alive(t / kWaveLanes, (t / 32u) & 1u);
-}
-
-/* The reads after wave_round's barrier (see there): the partner's warp word and (kData) src's
- * slot of this barrier's buffer, the propagation store, and on the fast path (kCheck) the test
- * that this warp's arrival (its `state`) went to the phase it waited for, issued with the
- * loads so that its latency overlaps theirs. */
-template <bool kData, bool kCheck = false>
-__device__ inline unsigned long long wave_round_tail(const WavePos& p, unsigned long long next, unsigned src,
-                                                     unsigned* got, unsigned* buf_out, unsigned bar = 0u,
-                                                     unsigned long long state = 0ull) {
-  constexpr unsigned kSlotsBuffer = kMaxWaves * kWaveLanes * 4u;
-  const unsigned buf = static_cast<unsigned>(next) & 1u;
-  // Loaded in this order, before any use (volatile: not sunk), so they share one round trip.
-  const unsigned theirs_at = shared_addr(&warp_words()[0][p.wave][p.half ^ 1u]) + kWarpWordsBuffer * buf;
-  const unsigned long long theirs = ld_relaxed64(theirs_at);
-  if (kData) *got = ld_relaxed32(shared_addr(&scratch().slot[0][p.wave][src]) + kSlotsBuffer * buf);
-  const bool arrived_here = !kCheck || mbar_test_wait(bar, state);
-  // The propagation (above): a partner of no live lanes here has none at the next barrier.
-  asm volatile("{ .reg .pred p; setp.eq.u32 p, %0, 0; @p st.relaxed.cta.shared.u64 [%1], %2; }"
-               ::"r"(static_cast<unsigned>(theirs)), "r"(theirs_at + kWarpWordsBuffer - 2u * kWarpWordsBuffer * buf), "l"(0ull) : "memory");
-  if (!arrived_here) arrived_after_give_up();
-  *buf_out = buf;
-  return theirs;
-}
-
 template <bool kData, bool kVote = false>
 __device__ inline unsigned long long wave_round(const WavePos& p, unsigned live, unsigned long long& mine, unsigned value,
                                                 unsigned src, unsigned* got, unsigned* buf_out, int pred = 0) {
@@ -759,22 +702,28 @@ __device__ inline unsigned long long wave_round(const WavePos& p, unsigned live,
     const bool leader = (p.lane % 32u) == 0u;
     if (leader) st_relaxed(own, next);
     const unsigned long long state = mbar_arrive(bar, 1u);
-    // The wait (above): each lane's try_wait on this phase's parity, the first one outside the
-    // loop, the token tested in wave_round_tail. Written as a loop on a flag: with a `break`
-    // out of the loop ptxas gave each collective's first wait a convergence register of its
-    // own, and where many collectives are inlined (split_wave) it ran out of them and saved
-    // them in general registers (plain nvcc: 67 registers, 1024-thread blocks would not
-    // launch; this form: 64).
-    const unsigned parity = (static_cast<unsigned>(next) - 1u) & 1u;
-    bool done = mbar_try_wait_parity(bar, parity);
+    // The wait: a warp vote on each lane's try_wait, the first one outside the loop. Written
+    // as a loop on a flag: with a `break` out of the loop ptxas gave each collective's first
+    // vote a convergence register of its own, and where many collectives are inlined
+    // (split_wave) it ran out of them and saved them in general registers (plain nvcc: 67
+    // registers, 1024-thread blocks would not launch; this form: 64).
+    bool done = porter_hoc_cuda_all_sync(0xffffffffu, mbar_try_wait(bar, state));
     unsigned start = 0;
     for (unsigned tries = 1; !done; ++tries) {
       if (leader && (tries & 7u) == 3u) start = wait_cold(start);
-      done = mbar_try_wait_parity(bar, parity);
+      done = porter_hoc_cuda_all_sync(0xffffffffu, mbar_try_wait(bar, state));
     }
-    return wave_round_tail<kData, true>(p, next, src, got, buf_out, bar, state);
   }
-  return wave_round_tail<kData>(p, next, src, got, buf_out);
+  const unsigned buf = static_cast<unsigned>(next) & 1u;
+  // Loaded in this order, before any use (volatile: not sunk), so they share one round trip.
+  const unsigned theirs_at = shared_addr(&warp_words()[0][p.wave][p.half ^ 1u]) + kWarpWordsBuffer * buf;
+  const unsigned long long theirs = ld_relaxed64_halves(theirs_at);
+  if (kData) *got = ld_relaxed32(shared_addr(&scratch().slot[0][p.wave][src]) + kSlotsBuffer * buf);
+  // The propagation (above): a partner of no live lanes here has none at the next barrier.
+  asm volatile("{ .reg .pred p; setp.eq.u32 p, %0, 0; @p st.relaxed.cta.shared.u64 [%1], %2; }"
+               ::"r"(static_cast<unsigned>(theirs)), "r"(theirs_at + kWarpWordsBuffer - 2u * kWarpWordsBuffer * buf), "l"(0ull) : "memory");
+  *buf_out = buf;
+  return theirs;
 }
 
 /* Synchronise the (one or two) warps of the caller's wave and order their shared-memory
@@ -892,36 +841,62 @@ class WaveCall {
     unsigned v;
     const unsigned long long theirs = wave_round<true>(p_, live_mine_, mine, value, src, &v, &buf_);
     compose(mine, theirs);
-    return ((live64_ >> src) & 1ull) ? v : 0u;
+    // src's liveness from the live lanes of its own half, in 32 bits (one select and a
+    // 32-bit shift after the partner's word arrives, not a 64-bit shift of both halves).
+    const unsigned half_live = (src / 32u) == p_.half ? live_mine_ : static_cast<unsigned>(theirs);
+    return ((half_live >> (src % 32u)) & 1u) ? v : 0u;
   }
 
   /* After publish(): live lanes of the wave (bit i = lane i). */
-  __device__ unsigned long long live() const { return live64_; }
+  __device__ unsigned long long live() const { return join(live_[0], live_[1]); }
   /* After publish(): word of half 0 in bits 0-31, of half 1 in bits 32-63 (0 if absent). */
-  __device__ unsigned long long words() const { return words64_; }
+  __device__ unsigned long long words() const { return join(words_[0], words_[1]); }
+  /* After publish(): words() & live(), the wave's ballot (each half's word masked by its live
+   * lanes). */
+  __device__ unsigned long long ballot_bits() const { return join(words_[0] & live_[0], words_[1] & live_[1]); }
   /* After publish(): the value lane `src` (0..63) published; 0 for an inactive lane. The slot
    * is loaded whatever the lane's liveness, so the load does not wait for the test. */
   __device__ unsigned value_of(unsigned src) const {
     src %= kWaveLanes;
     const unsigned v = scratch().slot[buf_][p_.wave][src];
-    return ((live64_ >> src) & 1ull) ? v : 0u;
+    return ((live_[src / 32u] >> (src % 32u)) & 1u) ? v : 0u;
   }
 
   /* Ends the call. Nothing to do: the next call writes the other buffer (see above). */
   __device__ void finish() {}
 
  private:
-  /* The wave's live lanes and words from this warp's word and the partner's. */
+  /* The wave's live lanes and words from this warp's word and the partner's, kept as 32-bit
+   * halves and joined into 64 bits only where a caller asks (join: a zero-extension and a
+   * shift the compiler sees through). A caller that uses a few bits of a ballot - `& 1` and a
+   * conversion to float, say - then gets 32-bit code, as for CUDA's 32-bit ballot, instead of
+   * 64-bit selects and a 64-bit conversion (I2F.U64) on the path after the partner's word
+   * arrives (session 8). */
   __device__ void compose(unsigned long long mine, unsigned long long theirs) {
-    const unsigned long long w0 = p_.half ? theirs : mine, w1 = p_.half ? mine : theirs;
-    live64_ = (w0 & 0xffffffffull) | (w1 << 32);
-    words64_ = (w0 >> 32) | (w1 & ~0xffffffffull);
+    const unsigned m_live = half32(mine), m_word = half32(mine >> 32);
+    const unsigned t_live = half32(theirs), t_word = half32(theirs >> 32);
+    live_[0] = p_.half ? t_live : m_live;
+    live_[1] = p_.half ? m_live : t_live;
+    words_[0] = p_.half ? t_word : m_word;
+    words_[1] = p_.half ? m_word : t_word;
+  }
+  /* The low 32 bits of `v` as a value the compiler cannot widen again: without it, it turns
+   * the 32-bit selects above back into 64-bit ones (a select of two truncations is a
+   * truncation of a select) and a caller's `& 1` of a ballot stays 64-bit to the end (a
+   * 64-bit conversion to float, I2F.U64). The mov costs nothing in the SASS. */
+  __device__ static unsigned half32(unsigned long long v) {
+    unsigned r;
+    asm("mov.b32 %0, %1;" : "=r"(r) : "r"(static_cast<unsigned>(v)));
+    return r;
+  }
+  __device__ static unsigned long long join(unsigned lo, unsigned hi) {
+    return static_cast<unsigned long long>(lo) | (static_cast<unsigned long long>(hi) << 32);
   }
 
   WavePos p_;
   unsigned live_mine_;
   unsigned buf_ = 0;
-  unsigned long long live64_ = 0, words64_ = 0;
+  unsigned live_[2] = {0u, 0u}, words_[2] = {0u, 0u};
 };
 
 /* Bits of any value of at most 8 bytes (int, float, double, __half, __half2, ...). */
@@ -1031,7 +1006,7 @@ __device__ inline T shfl_xor(T var, int lane_mask, int width = PORTER_HOC_WAVE_S
 __device__ inline unsigned long long ballot(int predicate) {
   WaveCall c;
   c.publish_ballot(predicate);
-  const unsigned long long r = c.words() & c.live();
+  const unsigned long long r = c.ballot_bits();
   c.finish();
   return r;
 }
