@@ -238,13 +238,6 @@ __device__ inline unsigned ld_relaxed32(unsigned addr) {
   asm volatile("ld.relaxed.cta.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
   return v;
 }
-/* A 64-bit word loaded as its two 32-bit halves and joined again: the compiler sees the
- * halves as 32-bit values, so a caller that uses one half gets 32-bit code (WaveCall::compose). */
-__device__ inline unsigned long long ld_relaxed64_halves(unsigned addr) {
-  unsigned lo, hi;
-  asm volatile("ld.relaxed.cta.shared.v2.u32 {%0, %1}, [%2];" : "=r"(lo), "=r"(hi) : "r"(addr) : "memory");
-  return static_cast<unsigned long long>(lo) | (static_cast<unsigned long long>(hi) << 32);
-}
 __device__ inline unsigned long long ld_acquire64(unsigned addr) {
   unsigned long long v;
   asm volatile("ld.acquire.cta.shared.u64 %0, [%1];" : "=l"(v) : "r"(addr) : "memory");
@@ -685,18 +678,20 @@ __device__ inline unsigned long long wave_round(const WavePos& p, unsigned live,
   unsigned long long next = count_bumped(seen);
   constexpr unsigned kSlotsBuffer = kMaxWaves * kWaveLanes * 4u;
   const unsigned long long tag = arrival_tag();
+  unsigned vote = 0u;
+  if (kVote) vote = porter_hoc_cuda_ballot_sync(live, pred);
   // One test, one branch: zero when the word is this block's, ready and not alone, and every
   // lane of the warp is live.
   if ((((seen ^ tag) & (kArrivalTag | kArrivalReady | kArrivalAbsent)) ^ kArrivalReady) | ~live) {
     if (((seen ^ tag) & (kArrivalTag | kArrivalReady)) != kArrivalReady) next = barrier_setup(live);
-    if (kVote) mine |= static_cast<unsigned long long>(porter_hoc_cuda_ballot_sync(live, pred)) << 32;
+    if (kVote) mine |= static_cast<unsigned long long>(vote) << 32;
     next = round_cold<kData>(live, mine, value, next);
   } else {
     const unsigned buf = static_cast<unsigned>(next) & 1u;
     // Addresses from the buffer by arithmetic (selecting between two addresses kept in
     // registers costs registers where many collectives are inlined).
     if (kData) st_weak32(shared_addr(&scratch().slot[0][p.wave][p.lane]) + kSlotsBuffer * buf, value);
-    if (kVote) mine |= static_cast<unsigned long long>(porter_hoc_cuda_ballot_sync(0xffffffffu, pred)) << 32;
+    if (kVote) mine |= static_cast<unsigned long long>(vote) << 32;
     st_weak64(shared_addr(&warp_words()[0][p.wave][p.half]) + kWarpWordsBuffer * buf, mine);
     const unsigned bar = shared_addr(&wave_mbarriers()[p.wave]);
     const bool leader = (p.lane % 32u) == 0u;
@@ -717,7 +712,7 @@ __device__ inline unsigned long long wave_round(const WavePos& p, unsigned live,
   const unsigned buf = static_cast<unsigned>(next) & 1u;
   // Loaded in this order, before any use (volatile: not sunk), so they share one round trip.
   const unsigned theirs_at = shared_addr(&warp_words()[0][p.wave][p.half ^ 1u]) + kWarpWordsBuffer * buf;
-  const unsigned long long theirs = ld_relaxed64_halves(theirs_at);
+  const unsigned long long theirs = ld_relaxed64(theirs_at);
   if (kData) *got = ld_relaxed32(shared_addr(&scratch().slot[0][p.wave][src]) + kSlotsBuffer * buf);
   // The propagation (above): a partner of no live lanes here has none at the next barrier.
   asm volatile("{ .reg .pred p; setp.eq.u32 p, %0, 0; @p st.relaxed.cta.shared.u64 [%1], %2; }"
@@ -841,62 +836,36 @@ class WaveCall {
     unsigned v;
     const unsigned long long theirs = wave_round<true>(p_, live_mine_, mine, value, src, &v, &buf_);
     compose(mine, theirs);
-    // src's liveness from the live lanes of its own half, in 32 bits (one select and a
-    // 32-bit shift after the partner's word arrives, not a 64-bit shift of both halves).
-    const unsigned half_live = (src / 32u) == p_.half ? live_mine_ : static_cast<unsigned>(theirs);
-    return ((half_live >> (src % 32u)) & 1u) ? v : 0u;
+    return ((live64_ >> src) & 1ull) ? v : 0u;
   }
 
   /* After publish(): live lanes of the wave (bit i = lane i). */
-  __device__ unsigned long long live() const { return join(live_[0], live_[1]); }
+  __device__ unsigned long long live() const { return live64_; }
   /* After publish(): word of half 0 in bits 0-31, of half 1 in bits 32-63 (0 if absent). */
-  __device__ unsigned long long words() const { return join(words_[0], words_[1]); }
-  /* After publish(): words() & live(), the wave's ballot (each half's word masked by its live
-   * lanes). */
-  __device__ unsigned long long ballot_bits() const { return join(words_[0] & live_[0], words_[1] & live_[1]); }
+  __device__ unsigned long long words() const { return words64_; }
   /* After publish(): the value lane `src` (0..63) published; 0 for an inactive lane. The slot
    * is loaded whatever the lane's liveness, so the load does not wait for the test. */
   __device__ unsigned value_of(unsigned src) const {
     src %= kWaveLanes;
     const unsigned v = scratch().slot[buf_][p_.wave][src];
-    return ((live_[src / 32u] >> (src % 32u)) & 1u) ? v : 0u;
+    return ((live64_ >> src) & 1ull) ? v : 0u;
   }
 
   /* Ends the call. Nothing to do: the next call writes the other buffer (see above). */
   __device__ void finish() {}
 
  private:
-  /* The wave's live lanes and words from this warp's word and the partner's, kept as 32-bit
-   * halves and joined into 64 bits only where a caller asks (join: a zero-extension and a
-   * shift the compiler sees through). A caller that uses a few bits of a ballot - `& 1` and a
-   * conversion to float, say - then gets 32-bit code, as for CUDA's 32-bit ballot, instead of
-   * 64-bit selects and a 64-bit conversion (I2F.U64) on the path after the partner's word
-   * arrives (session 8). */
+  /* The wave's live lanes and words from this warp's word and the partner's. */
   __device__ void compose(unsigned long long mine, unsigned long long theirs) {
-    const unsigned m_live = half32(mine), m_word = half32(mine >> 32);
-    const unsigned t_live = half32(theirs), t_word = half32(theirs >> 32);
-    live_[0] = p_.half ? t_live : m_live;
-    live_[1] = p_.half ? m_live : t_live;
-    words_[0] = p_.half ? t_word : m_word;
-    words_[1] = p_.half ? m_word : t_word;
-  }
-  /* The low 32 bits of `v` as a value the compiler cannot widen again: without it, it turns
-   * the 32-bit selects above back into 64-bit ones (a select of two truncations is a
-   * truncation of a select) and a caller's `& 1` of a ballot stays 64-bit to the end (a
-   * 64-bit conversion to float, I2F.U64). The mov costs nothing in the SASS. */
-  __device__ static unsigned half32(unsigned long long v) {
-    unsigned r;
-    asm("mov.b32 %0, %1;" : "=r"(r) : "r"(static_cast<unsigned>(v)));
-    return r;
-  }
-  __device__ static unsigned long long join(unsigned lo, unsigned hi) {
-    return static_cast<unsigned long long>(lo) | (static_cast<unsigned long long>(hi) << 32);
+    const unsigned long long w0 = p_.half ? theirs : mine, w1 = p_.half ? mine : theirs;
+    live64_ = (w0 & 0xffffffffull) | (w1 << 32);
+    words64_ = (w0 >> 32) | (w1 & ~0xffffffffull);
   }
 
   WavePos p_;
   unsigned live_mine_;
   unsigned buf_ = 0;
-  unsigned live_[2] = {0u, 0u}, words_[2] = {0u, 0u};
+  unsigned long long live64_ = 0, words64_ = 0;
 };
 
 /* Bits of any value of at most 8 bytes (int, float, double, __half, __half2, ...). */
@@ -1006,7 +975,7 @@ __device__ inline T shfl_xor(T var, int lane_mask, int width = PORTER_HOC_WAVE_S
 __device__ inline unsigned long long ballot(int predicate) {
   WaveCall c;
   c.publish_ballot(predicate);
-  const unsigned long long r = c.ballot_bits();
+  const unsigned long long r = c.words() & c.live();
   c.finish();
   return r;
 }
