@@ -95,7 +95,10 @@
  *   of both words) was measured 17% slower: the partner waits for everything a warp does
  *   before it arrives. Session 6 removed the per-collective test of the partner's word (the
  *   partner's warp word reads 0 when it did not take part, see above) and made the fast path
- *   a whole warp's (one test, one branch): 14.9-18.9x -> 10.0-11.2x.
+ *   a whole warp's (one test, one branch): 14.9-18.9x -> 10.0-11.2x. Session 8 measured and
+ *   dropped: the wait on the phase's parity instead of the arrival's token (ballot 5% slower),
+ *   the wave's live lanes and words as 32-bit halves (ballot 3.5% slower with the vote wait),
+ *   the ballot voted before the fast-path test (ballot 13% slower).
  *   Named barriers after the handshake
  *   were measured and not kept (slower, 12 more registers); a tagged-data protocol (each lane's
  *   value stored with its collective's number, polled by the reader: no barrier at all) was
@@ -634,7 +637,14 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  *     (session 5: vote.sync makes the lanes leave together from a warp-synchronous
  *     instruction, and each lane's acquire orders what it reads after it, so no __syncwarp
  *     after it); the loop, with lane 0's wait_cold, only after a vote found the phase
- *     incomplete;
+ *     incomplete. The vote is needed, not only convenient (session 8): with each lane's own
+ *     try_wait loop instead (f07c4d9, 4% faster), the lanes that leave the wait are not held
+ *     for lane 0 while it is inside wait_cold - the compiler's reconvergence point (BSYNC) is
+ *     no guarantee - so after a give-up lane 0 reached the next collective alone (its
+ *     __activemask: itself), stood in for 31 lanes that then arrived as well, and the
+ *     mbarrier's pending count underflowed ("Warp Illegal Instruction" at round_cold's
+ *     arrival; plain-nvcc partner_exit failed in 25 of 25 runs, and passed with a __syncwarp
+ *     after the loop, which cost more than the vote);
  *   - the partner's warp word and src's slot, loaded together (one round trip, no test between);
  *   - the propagation of "no live lanes" (below): one predicated store, no branch.
  * Measured (session 6, docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): 10.0x a native
@@ -678,20 +688,18 @@ __device__ inline unsigned long long wave_round(const WavePos& p, unsigned live,
   unsigned long long next = count_bumped(seen);
   constexpr unsigned kSlotsBuffer = kMaxWaves * kWaveLanes * 4u;
   const unsigned long long tag = arrival_tag();
-  unsigned vote = 0u;
-  if (kVote) vote = porter_hoc_cuda_ballot_sync(live, pred);
   // One test, one branch: zero when the word is this block's, ready and not alone, and every
   // lane of the warp is live.
   if ((((seen ^ tag) & (kArrivalTag | kArrivalReady | kArrivalAbsent)) ^ kArrivalReady) | ~live) {
     if (((seen ^ tag) & (kArrivalTag | kArrivalReady)) != kArrivalReady) next = barrier_setup(live);
-    if (kVote) mine |= static_cast<unsigned long long>(vote) << 32;
+    if (kVote) mine |= static_cast<unsigned long long>(porter_hoc_cuda_ballot_sync(live, pred)) << 32;
     next = round_cold<kData>(live, mine, value, next);
   } else {
     const unsigned buf = static_cast<unsigned>(next) & 1u;
     // Addresses from the buffer by arithmetic (selecting between two addresses kept in
     // registers costs registers where many collectives are inlined).
     if (kData) st_weak32(shared_addr(&scratch().slot[0][p.wave][p.lane]) + kSlotsBuffer * buf, value);
-    if (kVote) mine |= static_cast<unsigned long long>(vote) << 32;
+    if (kVote) mine |= static_cast<unsigned long long>(porter_hoc_cuda_ballot_sync(0xffffffffu, pred)) << 32;
     st_weak64(shared_addr(&warp_words()[0][p.wave][p.half]) + kWarpWordsBuffer * buf, mine);
     const unsigned bar = shared_addr(&wave_mbarriers()[p.wave]);
     const bool leader = (p.lane % 32u) == 0u;
