@@ -374,8 +374,8 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
         # 1249 and 1398 clk per K-step for 128 and 144 KiB, 105 B/clk both, where math + landed bytes (the
         # form above, measured on nt) prices the two alike (1408) and caps nn at 73% of the peak (it
         # reaches 80%). A 256x128 tile reads B four times per K-step against 128x256's two: that is why
-        # 128x256 wins on nn (by 12-15% on the probe's three fit shapes). K-major B (nt, persistent) stays
-        # on the form above: the same probe measures its unserialized K-steps at 72-91 B/clk (bf16), and
+        # 128x256 wins on nn (by 12-18% per K-step on the probe's three fit shapes). K-major B (nt, persistent) stays
+        # on the form above: the same probe measures its unserialized K-steps at 72-97 B/clk (bf16), and
         # one figure for every layout moves nt / persistent picks both ways on their fit rows (decode tiles
         # w4 -> w8); AMD has its own LDS terms.
         if (a_b == 2 and traits.layout == "nn" and dev.arch == "sm_90"
