@@ -84,6 +84,7 @@ def main() -> None:
     p.add_argument("--config", action="append", default=[], help="BM,BN,BK,warps,stages (repeatable)")
     p.add_argument("--sample", type=int, default=0, help="also this many configs drawn from the measured H200 space")
     p.add_argument("--seed", type=int, default=18)
+    p.add_argument("--space", action="store_true", help="also every config of the measured H200 space, in its order")
     p.add_argument("--aligned", action="store_true", help="mark M, N and every stride 16-divisible too")
     a = p.parse_args()
     configs = [tuple(map(int, c.split(","))) for c in a.config]
@@ -93,6 +94,11 @@ def main() -> None:
         space = pv.measured_space("h200", a.dtype)
         configs += [(c.block_m, c.block_n, c.block_k, c.num_warps, c.num_stages)
                     for c in random.Random(a.seed).sample(space, a.sample)]
+    if a.space:
+        import perfmodel_validate as pv
+
+        configs += [(c.block_m, c.block_n, c.block_k, c.num_warps, c.num_stages)
+                    for c in pv.measured_space("h200", a.dtype)]
     if not configs:
         p.error("no configs: give --config or --sample")
     for cfg in configs:
