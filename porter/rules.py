@@ -493,7 +493,7 @@ _LT, _LE = operator.lt, operator.le
 
 
 def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleContext,
-                 stages: tuple[tuple[str, ...], ...] = ()) -> tuple[list[Finding], list[Patch]]:
+                 stages: tuple[tuple[str, ...], ...] = (), *, applied: bool = True) -> tuple[list[Finding], list[Patch]]:
     """Run an agent's rules over the files they apply to (C/C++/CUDA and build files).
 
     `records` are the scan's FileRecords; `read` gives a file's current bytes in the output tree.
@@ -506,6 +506,11 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
     sees the headers before it that it may observe, as they left them); the other files then go to the run's
     dispatcher (porter.cluster: in-process, or one Ray task each, given the bytes to read and
     the headers as rewritten). Findings and patches come back in the order of `records`.
+
+    `applied`: each file's patch is applied where its rules ran, and its result kept with it
+    (`Patch.known_result`; a worker process sends the bytes back): the caller's `apply_to`, which
+    lands the patches one after the other, then returns them. False for a caller that reads
+    the findings alone.
     """
     from porter.state import FileKind
 
@@ -547,7 +552,7 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
             done[item[0].path] = result
     headers = _left(hdrs, done)
     rest = [r for r in records if r.path not in done and (lang := rule_lang(r)) is not None and rules_for(agent, lang)]
-    job = _FileJob(agent, ctx, stages, headers, uuid.uuid4().hex, data=False)
+    job = _FileJob(agent, ctx, stages, headers, uuid.uuid4().hex, data=applied)
     results = dispatcher.map(_rules_on_file, [(r, _read(read, r.path)) for r in rest], resources=cluster.RULES,
                              shared=job, label=lambda item: f"{agent}:{item[0].path}")
     for record, result in zip(rest, results):
@@ -573,7 +578,8 @@ class _FileJob:
     # header phase's job has none, so no header's view leaks into a later context.
     token: str = ""
     # Whether the caller reads each file's bytes after the rules (FileRules.data): the headers'
-    # runs do, as the files that include them see them; the others' patches are applied later.
+    # runs do, as the files that include them see them; the others' where the caller applies
+    # their patches (run_on_files(applied=True)): each patch then keeps its result.
     data: bool = True
 
     def __reduce__(self):  # RuleContext.sources holds syntax trees, which do not pickle: the bytes do
@@ -697,6 +703,8 @@ def _file_rules(lang, findings, patches, data, complete) -> FileRules:
         else:
             patch = Patch.model_construct(set(fields_set), **fields, edits=tuple(map(_new_tuple, repeat(Edit), edits)))
         made.append(patch)
+    if made and complete and data is not None:
+        made[-1].known_result(data)  # the bytes after the last pass are its patch's result
     return FileRules(lang, out, made, data, complete)
 
 
@@ -758,7 +766,11 @@ def _rules_on_file(job: _FileJob, item) -> FileRules:
                 remember(unit, result.patch.edits if result.patch else ())
             if result.patch:
                 patches.append(result.patch)
-                data = result.patch.apply_to(data) if job.data or i < len(passes) - 1 else None
+                if job.data or i < len(passes) - 1:
+                    data = result.patch.apply_to(data)
+                    result.patch.known_result(data)  # the caller lands it: it then only writes these bytes
+                else:
+                    data = None
     except Exception as exc:  # noqa: BLE001 - parsing the file failed: porter's bug, contained
         findings.append(internal_error(record.path, f"{job.agent} (reading and parsing)", exc, agent=job.agent))
         return FileRules(lang, findings, patches, b"" if isinstance(data, Exception) else data, complete=False)

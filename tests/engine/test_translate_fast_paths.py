@@ -467,3 +467,46 @@ def test_hip012_trigger_is_its_regex():
     cases += [b"umin(", b"ullmax (", b"xumin(", b"fminf(", b"llmin\t(", b"a ullmin(b)"]
     for data in cases:
         assert hip012._trigger(data, RuleContext()) == (hip012._WANTED.search(data) is not None), data
+
+
+def test_a_patch_applied_where_its_rules_ran_lands_as_its_edits_do():
+    """run_on_files applies each file's patch where its rules ran (in this process, or in a
+    worker that sends the bytes back) and keeps the result with the patch (`known_result`):
+    `apply_to` on the base gives what the edits give (a copy of the patch, which has no result
+    kept, applies them), on another base the edits apply; applied=False keeps nothing."""
+    import gc
+
+    from porter import cluster
+    from porter.rules import run_on_files
+    from porter.state import _RESULTS, FileKind, FileRecord
+
+    load()
+    files = {u.path: u.data for u in _fixture_units() if u.lang == "cuda"}
+    records = [FileRecord(path=p, kind=FileKind.cuda) for p in files]
+    pool = cluster.LocalDispatcher(processes=2, min_items=1, min_bytes=0)
+    try:
+        with cluster.using(pool):
+            spread = run_on_files("translator", records, files.__getitem__, RuleContext())[1]
+    finally:
+        pool.close()
+    alone = run_on_files("translator", records, files.__getitem__, RuleContext())[1]
+    assert spread == alone and len(alone) > 5
+    for patch in [*spread, *alone]:
+        assert id(patch) in _RESULTS  # a result kept: apply_to below returns it
+        base = files[patch.path]
+        edited = patch.model_copy().apply_to(base)
+        assert edited != base and patch.apply_to(base) == edited
+        other = base + b"\n// another base\n"
+        assert patch.apply_to(other) == patch.model_copy().apply_to(other) != edited
+    found = run_on_files("translator", records, files.__getitem__, RuleContext(), applied=False)[1]
+    assert found == alone and not any(id(p) in _RESULTS for p in found)
+
+    # The kept bytes are what apply_to returns, on the base of the patch's hash only.
+    patch = alone[0].model_copy()
+    patch.known_result(b"kept")
+    assert patch.apply_to(files[patch.path]) == b"kept"
+    assert patch.apply_to(files[patch.path] + b" ") != b"kept"
+    key = id(patch)
+    del patch, spread, alone, found
+    gc.collect()
+    assert key not in _RESULTS  # dropped with its patch
