@@ -305,10 +305,11 @@ def triggered(rules: Iterable[Rule], data: bytes, ctx: RuleContext) -> list[Rule
 class RunResult:
     findings: list[Finding]
     patch: Patch | None
+    data: bytes | None = None  # the file's bytes with the patch applied, where run_rules(applied=True) made them
 
 
 def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str, triggers: bool = True,
-              flat: bool = False) -> RunResult:
+              flat: bool = False, applied: bool = False) -> RunResult:
     """Run rules over one file; merge their edits into one patch.
 
     Edits are taken in rule-id order; an edit that overlaps one already taken is dropped and
@@ -320,7 +321,9 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
     finding names it, and the other rules run on. A rule whose trigger is false on the file
     (`Rule.trigger`) is not run; `triggers=False`: the caller has already left those out.
     `flat=True`: the rules' findings are left as `_flat`'s tuples (`_made` builds each), for a
-    caller that sends them to another process.
+    caller that sends them to another process. `applied=True`: the patched bytes too, where
+    they can be cut from the edits as they were kept in order (`_Taken.applied`; else None):
+    `RunResult.data`, what `patch.apply_to(unit.data)` gives.
     """
     from porter.containment import internal_error
 
@@ -371,6 +374,8 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
         # Not re-validated either: validating the edits rebuilds each named tuple, one per renamed token.
         patch = Patch.model_construct(path=unit.path, base_hash=content_hash(unit.data), edits=tuple(taken.edits),
                                       agent=agent, rule=",".join(ids), reason=f"{len(taken.edits)} edits by {', '.join(ids)}")
+        if applied:
+            return RunResult(findings, patch, taken.applied(unit.data))
     return RunResult(findings, patch)
 
 
@@ -407,6 +412,7 @@ class _Taken:
         self._starts: list[int] = []
         self._ends: list[int] = []
         self._rules: list[str] = []
+        self._texts: list[str] = []  # each taken edit's text, in the order of _starts
         self._insertions = False  # whether an insertion (an edit of no bytes) was taken
 
     def _free(self, start: int, end: int) -> bool:
@@ -432,7 +438,7 @@ class _Taken:
 
     def add(self, edits: tuple[Edit, ...], rule_id: str) -> bool:
         """Take all of a hit's edits, or none of them when any overlaps one already taken."""
-        starts, ends, rules = self._starts, self._ends, self._rules
+        starts, ends, rules, texts = self._starts, self._ends, self._rules, self._texts
         if starts:
             free = self._free
             for e in edits:
@@ -447,6 +453,7 @@ class _Taken:
             starts.insert(i, start)
             ends.insert(i, e[1])
             rules.insert(i, rule_id)
+            texts.insert(i, e[2])
             append(e if e[3] == rule_id else _new_tuple(Edit, (start, e[1], e[2], rule_id)))  # Edit(...), in C
         return True
 
@@ -475,15 +482,34 @@ class _Taken:
         starts, ends = list(map(_FIRST, new)), list(map(_SECOND, new))
         if not all(map(_LT, starts, ends)):
             return False  # an insertion
-        spans = list(zip(self._starts, self._ends, self._rules))
-        spans += zip(starts, ends, repeat(rule_id))
+        spans = list(zip(self._starts, self._ends, self._rules, self._texts))
+        spans += zip(starts, ends, repeat(rule_id), map(_THIRD, new))
         spans.sort()
         all_starts, all_ends = list(map(_FIRST, spans)), list(map(_SECOND, spans))
         if not all(map(_LE, all_ends, islice(all_starts, 1, None))):
             return False  # two overlap
-        self._starts, self._ends, self._rules = all_starts, all_ends, list(map(_THIRD, spans))
+        self._starts, self._ends, self._rules, self._texts = all_starts, all_ends, list(map(_THIRD, spans)), \
+            list(map(_FOURTH, spans))
         self.edits += map(_new_tuple, repeat(Edit), zip(starts, ends, map(_THIRD, new), repeat(rule_id)))
         return True
+
+
+    def applied(self, base: bytes) -> bytes | None:
+        """`base` with the taken edits applied: what `Patch.apply_to` gives, without its sort, from
+        the edits as they are kept (by start). None where an insertion was taken (an insertion and
+        a replacement from the same byte are kept in the order taken, apply_to's is by end) or an
+        edit leaves the file (apply_to raises): the caller applies the patch."""
+        starts, ends = self._starts, self._ends
+        if self._insertions or not starts or starts[0] < 0 or ends[-1] > len(base):
+            return None
+        # No insertion: every edit is non-empty and none overlaps (add, add_all), so by start they
+        # are in apply_to's order, each inside [previous end, next start].
+        gaps = list(map(base.__getitem__, map(slice, [0, *ends], [*starts, len(base)])))
+        texts = self._texts
+        encoded = {text: text.encode() for text in set(texts)}
+        pieces = list(chain.from_iterable(zip(gaps, map(encoded.__getitem__, texts))))
+        pieces.append(gaps[-1])
+        return b"".join(pieces)
 
 
 _FIRST, _SECOND, _THIRD, _FOURTH = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
@@ -760,14 +786,16 @@ def _rules_on_file(job: _FileJob, item) -> FileRules:
                 unit = TextFile(record.path, data, lang)
             # Findings as tuples: made once where the caller reads them (`_made`), not made here and
             # flattened again to be sent back from a worker process.
-            result = run_rules(unit, batch, ctx, agent=job.agent, triggers=False, flat=True)
+            last = i == len(passes) - 1
+            result = run_rules(unit, batch, ctx, agent=job.agent, triggers=False, flat=True,
+                               applied=job.data or not last)
             findings.extend(result.findings)
             if isinstance(unit, SourceFile):
                 remember(unit, result.patch.edits if result.patch else ())
             if result.patch:
                 patches.append(result.patch)
-                if job.data or i < len(passes) - 1:
-                    data = result.patch.apply_to(data)
+                if job.data or not last:
+                    data = result.patch.apply_to(data) if result.data is None else result.data
                     result.patch.known_result(data)  # the caller lands it: it then only writes these bytes
                 else:
                     data = None

@@ -510,3 +510,30 @@ def test_a_patch_applied_where_its_rules_ran_lands_as_its_edits_do():
     del patch, spread, alone, found
     gc.collect()
     assert key not in _RESULTS  # dropped with its patch
+
+
+def test_taken_edits_applied_in_their_kept_order_are_what_apply_to_gives():
+    """run_rules(applied=True) cuts the patched bytes from the edits as _Taken keeps them (by
+    start): the bytes apply_to gives, on every fixture; None where an insertion was taken (kept in
+    the order taken, not apply_to's) or an edit leaves the file, which the caller applies."""
+    load()
+    rules = rules_for("translator", "cuda")
+    cut = refused = 0
+    for unit in _fixture_units():
+        result = run_rules(unit, rules, RuleContext(), agent="translator", flat=True, applied=True)
+        if result.patch is None:
+            assert result.data is None
+            continue
+        if result.data is None:
+            refused += 1
+        else:
+            cut += 1
+            assert result.data == result.patch.model_copy().apply_to(unit.data)
+    assert cut > 5 and refused > 0
+    taken = _Taken()
+    assert taken.add((Edit(4, 7, "abc", "HIP001"), Edit(0, 2, "x", "HIP001")), "HIP001")
+    assert taken.add_all([Hit(9, 10, "m", (Edit(9, 10, "yz"),)), Hit(12, 14, "m", (Edit(12, 14, ""),))], "HIP004")
+    assert taken.applied(b"0123456789abcdef") == b"x23abc78yzabef"
+    assert taken.applied(b"0123456789abc") is None  # the last edit ends past these bytes
+    assert taken.add((Edit(3, 3, "ins"),), "HIP002")
+    assert taken.applied(b"0123456789abcdef") is None  # an insertion: apply_to decides the order
