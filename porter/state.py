@@ -131,11 +131,13 @@ class Patch(Frozen):
         """The patched bytes. Edits must not overlap and must stay inside the file.
 
         Where the process that made this patch applied it already (`known_result`), and `base`
-        is the text it was written against (its hash is `base_hash`), those bytes."""
+        is the text it was written against (its hash is `base_hash`), those bytes (once: a
+        later call applies the edits)."""
         if self.base_hash is None:
             return self.edits[0].text.encode()
         known = _RESULTS.get(id(self))
         if known is not None and known[0]() is self and content_hash(base) == self.base_hash:
+            _RESULTS.pop(id(self), None)  # landed: not held for the rest of the run
             return known[1]
         edits = sorted(self.edits, key=_START_END)  # by (start, end), stable
         starts, ends, texts = list(map(_START, edits)), list(map(_END, edits)), list(map(_TEXT, edits))
@@ -155,9 +157,9 @@ class Patch(Frozen):
         """Record `result` as this patch applied to its base (the bytes whose hash is `base_hash`),
         for `apply_to`: a rule run applies its patch where it has the bytes (a worker process,
         which sends them back beside the patch), and the driver, which lands the patches one
-        after the other, then only writes (bench/results/translate-2026-12-01j.md). Kept while
-        this patch lives, by identity: a copy (model_copy, a round trip through pickle) is
-        another patch and applies its edits."""
+        after the other, then only writes (bench/results/translate-2026-12-01j.md). Kept by
+        identity, until the first `apply_to` that returns it or while this patch lives: a copy
+        (model_copy, a round trip through pickle) is another patch and applies its edits."""
         key = id(self)
 
         def drop(_: weakref.ref) -> None:

@@ -495,19 +495,22 @@ def test_a_patch_applied_where_its_rules_ran_lands_as_its_edits_do():
         assert id(patch) in _RESULTS  # a result kept: apply_to below returns it
         base = files[patch.path]
         edited = patch.model_copy().apply_to(base)
-        assert edited != base and patch.apply_to(base) == edited
         other = base + b"\n// another base\n"
         assert patch.apply_to(other) == patch.model_copy().apply_to(other) != edited
+        assert edited != base and patch.apply_to(base) == edited
+        assert id(patch) not in _RESULTS  # landed: dropped
     found = run_on_files("translator", records, files.__getitem__, RuleContext(), applied=False)[1]
     assert found == alone and not any(id(p) in _RESULTS for p in found)
 
-    # The kept bytes are what apply_to returns, on the base of the patch's hash only.
+    # The kept bytes are what apply_to returns, on the base of the patch's hash only, once.
     patch = alone[0].model_copy()
     patch.known_result(b"kept")
-    assert patch.apply_to(files[patch.path]) == b"kept"
     assert patch.apply_to(files[patch.path] + b" ") != b"kept"
+    assert patch.apply_to(files[patch.path]) == b"kept"
+    assert patch.apply_to(files[patch.path]) == patch.model_copy().apply_to(files[patch.path]) != b"kept"
+    patch.known_result(b"kept")
     key = id(patch)
-    del patch, spread, alone, found
+    del patch
     gc.collect()
     assert key not in _RESULTS  # dropped with its patch
 
