@@ -2,8 +2,9 @@
 
     python bench/perfmodel_fitscore.py [--worst N] [--variant nn --dtype fp8]
 
-The split rules are bench/perfmodel_validate.py's: `split` for nt (2026-11-29 run), `variant_split`
-for the variants measured 2026-12-01 with --every 3; rows recorded "unseen" are skipped.
+The split rules are bench/perfmodel_validate.py's `row_split`: nt as recorded (`split`, 2026-11-29 run),
+persistent by `variant_split`, nn as recorded (from the tenth look on, all its 2026-12-01 rows are fit);
+rows recorded "unseen" are skipped.
 Timings: the sweep's medians, replaced by the confirmed (15-repetition) ones where taken, as `score`.
 """
 
@@ -23,7 +24,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import perfmodel_validate as pv  # noqa: E402
 
 RAW = ("perfmodel-h200-raw-2026-11-29-run3.json", "perfmodel-h200-raw-nn-2026-12-01.json",
-       "perfmodel-h200-raw-persistent-2026-12-01.json")
+       "perfmodel-h200-raw-persistent-2026-12-01.json", "perfmodel-h200-raw-nn-tenth-2026-12-01.json")
 
 
 def fit_rows() -> list[dict]:
@@ -33,9 +34,7 @@ def fit_rows() -> list[dict]:
         triton = raw.get("meta", {}).get("triton")
         for key, r in raw["results"].items():
             variant = r.get("variant", "nt")
-            index = next(i for i, sh in enumerate(pv.SHAPES) if sh[1:] == (r["m"], r["n"], r["k"]))
-            part = r["split"] if variant == "nt" or r["split"] == "unseen" else pv.variant_split(index)
-            if part != "fit":
+            if pv.row_split(variant, r["split"], r["m"], r["n"], r["k"]) != "fit":
                 continue
             measured = np.asarray(r["seconds"], dtype=float)
             for label, t in r.get("confirm", {}).items():

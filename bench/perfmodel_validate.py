@@ -22,7 +22,10 @@ geometric mean and the worst of pick/best throughput, the share of shapes under 
 tau between predicted and measured times, and the model's selection time against the autotune's
 wall time. SHAPES marks a third of the shapes "fit" (every third, fixed before any measurement):
 the only ones any model constant may be adjusted on; the figures are printed for the held-out
-rest and for all.
+rest and for all. The variants measured later have their own rules (`row_split`): persistent by
+`variant_split`, rows recorded "unseen" (measured after the terms were fitted) apart, and nn, after the
+tenth look's reset, as recorded (its 2026-12-01 rows all fit; `measure --set nn-tenth` the declared
+fit extras and unseen shapes, `nn_tenth_set`).
 """
 
 from __future__ import annotations
@@ -99,6 +102,57 @@ def variant_split(index: int) -> str:
     index % 3 == 0, all "fit" by split(); they are split again, by a rule set before any model
     change was made on them, into alternate shapes of the measured list."""
     return "fit" if (index // 3) % 2 == 0 else "held-out"
+
+
+# Tenth look (2026-12-01, i18j): a clean reset of the nn evidence, declared here before it was measured.
+# The nn rows of 2026-12-01 (--every 3, recorded "fit") had been split by variant_split into fit and held-out
+# halves, and the held-out half was looked at nine times (docs/evidence/perfmodel-variants-h200-2026-12-01.md);
+# tuning against it again would not be honest, so from the tenth look on every one of those rows is a FIT row.
+# The nn held-out set is now "nn unseen": shapes never measured for nn, by this rule:
+#   (a) every SHAPES entry with index % 3 == 1 (the rule of persistent's unseen set; nn measured index % 3 == 0
+#       only; index % 3 == 2 stays unmeasured for nn, for a later reset), and
+#   (b) NN_UNSEEN_EXTRA: LLM layers with M and N off a multiple of 16 (vocabulary heads of 50257 and 32001
+#       columns at decode and prefill token counts) and one generic odd shape, like the held-out misses.
+# NN_FIT_EXTRA: new nn FIT shapes with N (and M) off a multiple of 16, a structure no nn fit row had. Every shape
+# of both extras keeps K a multiple of 16 and M, N off it, so they share one Triton specialisation (one compile).
+NN_UNSEEN_EXTRA: list[tuple[str, int, int, int]] = [
+    ("odd", 8, 50257, 768),     # GPT-2 small LM head, 8 tokens
+    ("odd", 24, 32001, 4096),   # Llama-2-7B head with an added pad token, 24 tokens
+    ("odd", 100, 50257, 1024),  # GPT-2 medium head, 100 tokens
+    ("odd", 500, 32001, 4096),  # Llama-2-7B (+pad) head, 500-token prefill
+    ("odd", 1500, 2500, 1024),  # a generic odd shape, like 3000x5000x2000
+]
+NN_FIT_EXTRA: list[tuple[str, int, int, int]] = [
+    ("odd", 12, 50257, 1024),
+    ("odd", 72, 32001, 4096),
+    ("odd", 300, 5000, 4096),
+    ("odd", 1800, 3000, 1536),
+    ("odd", 4008, 1000, 512),
+]
+
+
+def nn_tenth_set() -> list[tuple[str, tuple[str, int, int, int]]]:
+    """The tenth look's nn measurement, as (split, shape), in the order it is measured: the fit extras first,
+    then the unseen extras, then the unseen SHAPES (index % 3 == 1)."""
+    return ([("fit", s) for s in NN_FIT_EXTRA] + [("unseen", s) for s in NN_UNSEEN_EXTRA]
+            + [("unseen", s) for i, s in enumerate(SHAPES) if i % 3 == 1])
+
+
+def shape_index(m: int, n: int, k: int) -> int | None:
+    """The shape's index in SHAPES (None for the tenth look's extras, which are not in it)."""
+    return next((i for i, sh in enumerate(SHAPES) if sh[1:] == (m, n, k)), None)
+
+
+def row_split(variant: str, recorded: str, m: int, n: int, k: int) -> str:
+    """The split a measured row is scored in: nt as recorded (split() at measure time); a row recorded
+    "unseen" stays unseen; nn as recorded (the tenth look: the 2026-12-01 rows, all recorded "fit", are fit;
+    its new rows carry their declared split); persistent by variant_split of its SHAPES index."""
+    if variant in ("nt", "nn") or recorded == "unseen":
+        return recorded
+    index = shape_index(m, n, k)
+    if index is None:
+        raise ValueError(f"{variant} {m}x{n}x{k}: not in SHAPES, no split")
+    return variant_split(index)
 
 
 def shape_key(m: int, n: int, k: int) -> str:
@@ -196,8 +250,16 @@ def measure(args) -> None:
                     "date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv)}
     dtypes = args.dtypes.split(",")
     spaces = {dt: measured_space(args.device, dt) for dt in dtypes}
-    shapes = [(i, sh) for i, sh in enumerate(SHAPES) if i % args.every == args.offset]
-    todo = [(dt, shape) for dt in dtypes for _, shape in shapes if result_key(variant, dt, *shape[1:]) not in data["results"]]
+    if args.set == "nn-tenth":
+        if variant != "nn":
+            raise SystemExit("--set nn-tenth measures the nn variant")
+        # shape-major: each shape in both dtypes before the next, in the declared order
+        plan = [(dt, part, shape) for part, shape in nn_tenth_set() for dt in dtypes]
+    else:
+        # A variant's shapes off the --every grid were measured after its fit: "unseen".
+        plan = [(dt, "unseen" if args.offset and variant != "nt" else split(i), shape)
+                for dt in dtypes for i, shape in enumerate(SHAPES) if i % args.every == args.offset]
+    todo = [(dt, shape) for dt, _, shape in plan if result_key(variant, dt, *shape[1:]) not in data["results"]]
     specialisations = sorted({(dt, _specialisation(*shape[1:])) for dt, shape in todo})
     jobs = []
     for dt, spec in specialisations:
@@ -226,51 +288,48 @@ def measure(args) -> None:
     print(f"loaded in {time.monotonic() - t0:.0f} s", flush=True)
 
     flush = torch.empty(128 << 20, dtype=torch.uint8, device="cuda")
-    for dt in dtypes:
-        for index, (cat, m, n, k) in shapes:
-            key = result_key(variant, dt, m, n, k)
-            if key in data["results"]:
-                continue
-            if time.monotonic() - started > args.deadline:
-                print(f"deadline reached before {key}", flush=True)
-                break
-            a, w, c = _operands(torch, dt, m, n, k, "cuda", variant)
-            times, best, t_shape = [], math.inf, time.monotonic()
-            for cfg in spaces[dt]:
-                try:
-                    t_first = _time(torch, lambda: _launch(gemm_kernel, cfg, a, w, c, m, n, k, programs=programs), flush, 1)
-                    if t_first > ABANDON * best:
-                        times.append(t_first)
-                        continue
-                    t = _time(torch, lambda: _launch(gemm_kernel, cfg, a, w, c, m, n, k, programs=programs), flush, REPS)
-                except Exception as e:  # noqa: BLE001 - out of resources etc.: recorded, not fatal
-                    print(f"  {key} {cfg.label()}: {type(e).__name__}: {str(e)[:120]}", flush=True)
-                    t = math.inf
-                times.append(t)
-                best = min(best, t)
-            autotune_s = time.monotonic() - t_shape
-            # Confirm the figures the score rests on: the model's pick and the sweep's three
-            # fastest, timed again with more repetitions (a sweep timing can catch a hiccup).
-            pick = select("matmul", (m, n, k), dt, args.device, traits).best.config
-            top = sorted(range(len(times)), key=times.__getitem__)[:3]
-            confirm = {}
-            for cfg in {pick, *(spaces[dt][i] for i in top)}:
-                try:
-                    confirm[cfg.label()] = _time(
-                        torch, lambda: _launch(gemm_kernel, cfg, a, w, c, m, n, k, programs=programs), flush, CONFIRM_REPS)
-                except Exception:  # noqa: BLE001 - the sweep already recorded it
-                    pass
-            # A variant's shapes off the --every grid were measured after its fit: "unseen".
-            part = "unseen" if args.offset and variant != "nt" else split(index)
-            data["results"][key] = {"category": cat, "split": part, "m": m, "n": n, "k": k, "dtype": dt,
-                                    "variant": variant,
-                                    "configs": [c_.label() for c_ in spaces[dt]], "seconds": times,
-                                    "confirm": confirm, "autotune_wall_s": autotune_s}
-            flops = 2 * m * n * k
-            print(f"{key}: best {best * 1e6:.1f} us ({flops / best / 1e12:.0f} TFLOP/s), "
-                  f"{time.monotonic() - t_shape:.1f} s", flush=True)
-            out.write_text(json.dumps(data) + "\n")
-            del a, w, c
+    for dt, part, (cat, m, n, k) in plan:
+        key = result_key(variant, dt, m, n, k)
+        if key in data["results"]:
+            continue
+        if time.monotonic() - started > args.deadline:
+            print(f"deadline reached before {key}", flush=True)
+            break
+        a, w, c = _operands(torch, dt, m, n, k, "cuda", variant)
+        times, best, t_shape = [], math.inf, time.monotonic()
+        for cfg in spaces[dt]:
+            try:
+                t_first = _time(torch, lambda: _launch(gemm_kernel, cfg, a, w, c, m, n, k, programs=programs), flush, 1)
+                if t_first > ABANDON * best:
+                    times.append(t_first)
+                    continue
+                t = _time(torch, lambda: _launch(gemm_kernel, cfg, a, w, c, m, n, k, programs=programs), flush, REPS)
+            except Exception as e:  # noqa: BLE001 - out of resources etc.: recorded, not fatal
+                print(f"  {key} {cfg.label()}: {type(e).__name__}: {str(e)[:120]}", flush=True)
+                t = math.inf
+            times.append(t)
+            best = min(best, t)
+        autotune_s = time.monotonic() - t_shape
+        # Confirm the figures the score rests on: the model's pick and the sweep's three
+        # fastest, timed again with more repetitions (a sweep timing can catch a hiccup).
+        pick = select("matmul", (m, n, k), dt, args.device, traits).best.config
+        top = sorted(range(len(times)), key=times.__getitem__)[:3]
+        confirm = {}
+        for cfg in {pick, *(spaces[dt][i] for i in top)}:
+            try:
+                confirm[cfg.label()] = _time(
+                    torch, lambda: _launch(gemm_kernel, cfg, a, w, c, m, n, k, programs=programs), flush, CONFIRM_REPS)
+            except Exception:  # noqa: BLE001 - the sweep already recorded it
+                pass
+        data["results"][key] = {"category": cat, "split": part, "m": m, "n": n, "k": k, "dtype": dt,
+                                "variant": variant,
+                                "configs": [c_.label() for c_ in spaces[dt]], "seconds": times,
+                                "confirm": confirm, "autotune_wall_s": autotune_s}
+        flops = 2 * m * n * k
+        print(f"{key}: best {best * 1e6:.1f} us ({flops / best / 1e12:.0f} TFLOP/s), "
+              f"{time.monotonic() - t_shape:.1f} s", flush=True)
+        out.write_text(json.dumps(data) + "\n")
+        del a, w, c
     out.write_text(json.dumps(data) + "\n")
 
 
@@ -349,9 +408,8 @@ def score(args) -> dict:
         t0 = time.perf_counter()
         select("matmul", (r["m"], r["n"], r["k"]), r["dtype"], dev.name, traits)
         select_s = time.perf_counter() - t0
-        index = next(i for i, sh in enumerate(SHAPES) if sh[1:] == (r["m"], r["n"], r["k"]))
         rows.append({"key": key, "category": r["category"], "dtype": r["dtype"], "variant": variant,
-                     "split": r["split"] if variant == "nt" or r["split"] == "unseen" else variant_split(index),
+                     "split": row_split(variant, r["split"], r["m"], r["n"], r["k"]),
                      "m": r["m"], "n": r["n"], "k": r["k"], "candidates": int(ok.sum()),
                      "pick": r["configs"][pick], "best": r["configs"][best],
                      "pick_s": float(measured[pick]), "best_s": float(measured[best]),
@@ -498,6 +556,9 @@ def main(argv: list[str] | None = None):
     m.add_argument("--offset", type=int, default=0,
                    help="with --every N, the shapes whose index is this modulo N; a variant's such shapes are "
                         "recorded as split 'unseen' (measured after its model terms were fitted)")
+    m.add_argument("--set", choices=("nn-tenth",),
+                   help="measure a declared set instead of --every/--offset: nn-tenth is the tenth look's nn fit "
+                        "extras and nn unseen shapes (nn_tenth_set), each recorded with its declared split")
     s = sub.add_parser("score")
     s.add_argument("raw", nargs="+")
     s.add_argument("--device", default="h200")

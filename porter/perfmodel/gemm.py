@@ -24,7 +24,8 @@ The model, in the shape of the published analytical GEMM models (../shared/HARDW
      DRAM latency); on sm_90's wgmma path an MN-major fp8 operand is loaded un-pipelined, one
      latency per K-step that only the CU's other workgroups hide, and a tile whose wgmma ptxas
      serializes (Triton 3.6's BN-256 8-warp tiles of the one-tile-per-program nt kernel) pays a
-     measured wait per K-step the same way.
+     measured wait per K-step the same way; so does a row-major B whose N is off a multiple of 16,
+     which Triton loads one element per lane into a single buffer (more registers, fewer resident).
 3. Waves of workgroups over the CUs: timesteps = ceil(tiles / (CUs x resident)); the last,
    partial wave runs fewer workgroups per CU (wave quantisation).
 4. Per wave, the device-wide limits: all tile loads through L2; the unique A and B panels of
@@ -399,6 +400,51 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     c.serialized_clk = (np.where(serializes, model.wgmma_serialized_clk.value, 0.0)
                         if model.wgmma_serialized_clk is not None else np.zeros_like(c.bm))
     c.pipelined = c.ns >= 2
+    _scalar_b_costs(c, dev, traits, threads)
+
+
+def _scalar_b_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndarray) -> None:
+    """The same configs when a row-major B's row (N) is not a multiple of 16 elements (T13, sm_90).
+
+    Read from Triton 3.6.0's sm_90a compiles of bench/gemm_kernel.py's nn kernel (the Triton the H200
+    sweeps ran; pointers, K and A's stride marked 16-divisible, N and B's stride not, as Triton
+    specializes N = 5000; the evidence note of 2026-12-01, ninth look). Triton cannot prove 16-byte
+    runs along N, so B is loaded one element per lane (LDG.E.U16 / LDG.E.U8: B's BK x BN elements over
+    the threads, one load each per K-step, in 16 configs read), in the K-step that uses it, into one
+    shared buffer (81920 B = 4 A stages + 1 B at 128x128x64 s4): the loop waits for those loads, stores
+    them (STS.U16 / STS.U8 one per element; fp8 wgmma packs bytes into stmatrix, its transposing store
+    already priced above), then runs the K-step's wgmma / mma.sync waited to zero. So per K-step:
+    - one memory latency ([model] dram_latency_ns) in the workgroup's own time, as T11;
+    - the scalar loads and stores issued through the SM's L1 / shared memory, one warp-wide access
+      of [spec] lds_banks lanes per clock (lds_bytes_per_clk_per_cu = 32 banks x 4 B);
+    - registers: each loaded element holds a 64-bit address and its value (the SASS gives every
+      LDG its own address pair): 3 more per element a thread loads. Where that passes the 255 cap
+      the config is ruled out, as the model rules out any config it expects to spill (of 79
+      configs compiled, none of the 52 under the cap spilled; 13 of the 27 over it did, up to
+      712 B of stack at 256x128x128 bf16 and 6 KB on mma.sync 32x256x128 fp8);
+    - shared memory: num_stages A tiles and one B tile.
+    nt is not affected (its B stride is K; compiled unchanged: same LDGSTS, registers, shared memory),
+    nor any other device here (not compiled). Evaluate uses these arrays when N % 16 != 0.
+    """
+    c.scalar_b = (not traits.b_k_major) and dev.vendor == "nvidia" and dev.arch == "sm_90"
+    if not c.scalar_b:
+        return
+    spec, a_b = dev.spec, ELEM_BYTES[c.dtype]
+    elems = c.bn * c.bk  # B elements per K-step, one scalar load (and one store) each
+    fp8_wgmma = c.wgmma & (a_b == 1)
+    accesses = elems * np.where(fp8_wgmma, 1.0, 2.0)
+    c.scalar_b_lds_clk = c.lds_clk + accesses / spec.lds_banks.value
+    regs = c.regs + 3 * elems / threads
+    c.scalar_b_legal = c.legal & (regs <= spec.max_registers_per_lane.value)
+    lds = np.maximum(1, c.ns) * c.bm * c.bk * a_b + elems * a_b
+    by_lds = np.floor(spec.lds_bytes_per_cu.value / lds)
+    by_waves = np.floor(spec.max_waves_per_cu.value / c.nw)
+    by_regs = np.floor(spec.register_bytes_per_cu.value / (regs * 4 * threads))
+    resident = np.maximum(1, np.minimum.reduce([by_lds, by_waves, by_regs,
+                                                np.full_like(by_lds, MAX_WORKGROUPS_PER_CU)]))
+    c.scalar_b_resident = np.ones_like(resident) if traits.persistent else resident
+    c.scalar_b_regs, c.scalar_b_lds = regs, lds
+    c.scalar_b_latencies = np.ones_like(c.bm)
 
 
 class LaunchConfig(Protocol):
@@ -445,7 +491,11 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     iters = np.ceil(k / c.bk)
     # Bytes a K-step loads: rows and columns past the matrix edge are masked, never fetched.
     tile_bytes = (np.minimum(c.bm, m) + np.minimum(c.bn, n)) * c.bk * a_b
-    slots = cus * c.resident
+    scalar_b = c.scalar_b and n % 16 != 0  # T13: B row-major with N off 16 (_scalar_b_costs)
+    resident = c.scalar_b_resident if scalar_b else c.resident
+    lds_clk = c.scalar_b_lds_clk if scalar_b else c.lds_clk
+    exposed_latencies = np.maximum(c.exposed_latencies, c.scalar_b_latencies) if scalar_b else c.exposed_latencies
+    slots = cus * resident
     fetch = dev.model.dram_fetch_bytes.value
     # DRAM units moved per useful unit of each operand (see `unique` below): one K-step of a tile
     # reads each of its rows in one contiguous run, BK elements long for a K-major operand (unless
@@ -469,7 +519,7 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     def wave_time(per_cu, active):
         """Seconds for one wave with `per_cu` workgroups on each busy CU, `active` in all; and what binds."""
         compute = per_cu * c.compute_clk / clk
-        lds = per_cu * c.lds_clk / clk
+        lds = per_cu * lds_clk / clk
         # Global loads of one K-step for the CU's workgroups: the bytes at the CU's L2 bandwidth,
         # and, with `depth` steps in flight per workgroup, one latency per that many steps.
         transfer = per_cu * tile_bytes / cu_bw
@@ -480,7 +530,7 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
         # the unit; a second one fills the first one's gaps (c.streams: a persistent kernel's
         # warpgroups do it instead), and so does any load latency it waits out
         # un-pipelined (c.exposed_latencies).
-        own = (core / (per_cu * c.streams) + overhead * c.overhead_share + c.exposed_latencies * latency
+        own = (core / (per_cu * c.streams) + overhead * c.overhead_share + exposed_latencies * latency
                + serialized)
         busy = np.maximum(core, own)
         step = np.where(c.pipelined, np.maximum(busy, load), busy + load)
@@ -517,29 +567,35 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
             t = t + exposed * np.minimum(dram_time, t)
         return t, bound
 
-    t_full, b_full = wave_time(c.resident, slots)
+    t_full, b_full = wave_time(resident, slots)
     t_last, b_last = wave_time(np.maximum(per_cu_last, 1), np.maximum(rest, 1))
     total = full * t_full + np.where(rest > 0, t_last, 0.0) + LAUNCH_OVERHEAD_S
     bound = np.where(full > 0, b_full, b_last)
-    return np.where(c.legal, total, np.inf), bound
+    return np.where(c.scalar_b_legal if scalar_b else c.legal, total, np.inf), bound
 
 
 def prediction(problem: Gemm, c: Candidates, i: int, seconds: np.ndarray, bound: np.ndarray) -> Prediction:
     cfg = c.configs[i]
     tiles = np.ceil(problem.m / cfg.block_m) * np.ceil(problem.n / cfg.block_n)
     launched = tiles * cfg.block_m * cfg.block_n * np.ceil(problem.k / cfg.block_k) * cfg.block_k
+    scalar_b = c.scalar_b and problem.n % 16 != 0
+    resident = c.scalar_b_resident[i] if scalar_b else c.resident[i]
+    lds, regs = (c.scalar_b_lds[i], c.scalar_b_regs[i]) if scalar_b else (c.lds[i], c.regs[i])
     return Prediction(config=cfg, time_s=float(seconds[i]), tflops=problem.flops / float(seconds[i]) / 1e12,
-                      bound=BOUNDS[int(bound[i])], waves=int(np.ceil(tiles / (c.device.cus * c.resident[i]))),
-                      resident=int(c.resident[i]), lds_bytes=int(c.lds[i]), registers=int(c.regs[i]),
+                      bound=BOUNDS[int(bound[i])], waves=int(np.ceil(tiles / (c.device.cus * resident))),
+                      resident=int(resident), lds_bytes=int(lds), registers=int(regs),
                       utilization=float(problem.m * problem.n * problem.k / launched))
 
 
 def predict(problem: Gemm, config: GemmConfig, dev: Device) -> Prediction:
     """The model on one config. Raises ValueError when the config cannot run on the device."""
     c = Candidates([config], dev, problem.dtype, problem.traits)
-    if not c.legal[0]:
-        raise ValueError(f"{config.label()} is not a legal {problem.dtype} config on {dev.name}: "
-                         f"LDS {int(c.lds[0])} B (max {int(dev.spec.lds_bytes_per_workgroup.value)}), "
-                         f"~{int(c.regs[0])} registers per lane")
+    scalar_b = c.scalar_b and problem.n % 16 != 0
+    if not (c.scalar_b_legal if scalar_b else c.legal)[0]:
+        lds, regs = (c.scalar_b_lds[0], c.scalar_b_regs[0]) if scalar_b else (c.lds[0], c.regs[0])
+        raise ValueError(f"{config.label()} is not a legal {problem.dtype} config on {dev.name}"
+                         f"{f' at N = {problem.n}' if scalar_b else ''}: "
+                         f"LDS {int(lds)} B (max {int(dev.spec.lds_bytes_per_workgroup.value)}), "
+                         f"~{int(regs)} registers per lane")
     seconds, bound = evaluate(problem, c)
     return prediction(problem, c, 0, seconds, bound)

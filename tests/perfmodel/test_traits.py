@@ -13,7 +13,7 @@ from porter import hardware
 from porter import triton_source as src
 from porter.cli import app
 from porter.perfmodel import GemmConfig, Traits, select
-from porter.perfmodel.gemm import BOUNDS, FP8_TRANSPOSE_PASSES, Candidates, Gemm, evaluate, triton_release
+from porter.perfmodel.gemm import BOUNDS, FP8_TRANSPOSE_PASSES, Candidates, Gemm, evaluate, predict, triton_release
 
 CFG = GemmConfig(128, 64, 64, num_warps=4, num_stages=2)
 
@@ -145,6 +145,42 @@ def test_serialized_wgmma_tile_waits_a_measured_clock_count_per_k_step():
         (t,), _ = evaluate(problem, c)
         (t0,), _ = evaluate(problem, unserialized)
         assert t - t0 == pytest.approx(steps * extra / h200.clock_hz, rel=1e-6, abs=1e-12)
+
+
+def test_row_major_b_with_n_off_16_is_loaded_by_scalar_loads_unpipelined():
+    # Triton 3.6.0's sm_90a compile of the nn kernel at N = 5000 (evidence note 2026-12-01, ninth look):
+    # 128x64x64 w4 s3 bf16 loads B by 32 LDG.E.U16 per thread per K-step (64 x 64 elements / 128 threads)
+    # into one shared buffer (57344 B = 3 x 16 KiB of A + 8 KiB of B), stores them by 32 STS.U16, then
+    # waits its wgmma; 230 registers (1 resident slot fewer). The model, by hand:
+    h200 = hardware.get("h200")
+    cfg = GemmConfig(128, 64, 64, num_warps=4, num_stages=3)
+    c = Candidates([cfg], h200, "bf16", Traits("nn"))
+    assert c.scalar_b and not Candidates([cfg], h200, "bf16", Traits("nt")).scalar_b  # nt's B stride is K
+    assert not Candidates([cfg], hardware.get("mi350x"), "bf16", Traits("nn")).scalar_b  # compiled for sm_90 only
+    # registers: 64 accumulator + 40 + 3 x 32 elements (address pair + value each) = 200 (compiled 230)
+    assert c.regs[0] == 104 and c.scalar_b_regs[0] == 200
+    assert c.scalar_b_lds[0] == 3 * 128 * 64 * 2 + 64 * 64 * 2 == 57344
+    # residency: 262144 B of registers / (200 x 4 B x 128 threads) = 2 (compiled 2); aligned N: 3 (by LDS)
+    assert c.resident[0] == 3 and c.scalar_b_resident[0] == 2
+    # shared memory / L1 issue: 4096 loads + 4096 stores at 32 lanes (lds_banks) per clock = 256 clk on top
+    # of the wgmma operand reads (16384 + 2 x 8192 B at 128 B/clk = 256 clk)
+    assert c.lds_clk[0] == 256 and c.scalar_b_lds_clk[0] == 512
+    # A lone workgroup, one tile (M 128, N 56 or 64), 100 K-steps. Aligned (N 64): its own time is the
+    # wgmma step (1048576 flop / 4094.3 flop/clk = 256.1 clk + 24576 B landed / 128 = 192) + 150 overhead
+    # = 598.1 clk, below its loads (2448.5 clk latency + 24576 B / 38.7 B/clk = 635.0, over 2 in flight:
+    # 1541.8 clk), which bind. N 56: 512 (shared memory) + 150 + one latency 2448.5 = 3110.5 clk binds.
+    clk = h200.clock_hz
+    (t64,), _ = evaluate(Gemm(128, 64, 6400, "bf16", Traits("nn")), c)
+    (t56,), _ = evaluate(Gemm(128, 56, 6400, "bf16", Traits("nn")), c)
+    assert t56 - t64 == pytest.approx(100 * (3110.5 - 1541.8) / clk, rel=2e-3)
+    # A config whose registers would pass 255 is ruled out at N off 16: 256x128x128 w8 s2 needs
+    # 128 + 40 + 3 x 64 = 360 (compiled: 255 and 712 B of spill stack); at N = 5008 it is legal.
+    big = GemmConfig(256, 128, 128, num_warps=8, num_stages=2)
+    with pytest.raises(ValueError, match="at N = 5000"):
+        predict(Gemm(3000, 5000, 2000, "bf16", Traits("nn")), big, h200)
+    assert predict(Gemm(3000, 5008, 2000, "bf16", Traits("nn")), big, h200).registers == 168
+    odd = predict(Gemm(3000, 5000, 2000, "bf16", Traits("nn")), cfg, h200)
+    assert (odd.resident, odd.registers, odd.lds_bytes) == (2, 200, 57344)
 
 
 def test_fp8_wgmma_step_is_the_larger_of_landed_bytes_and_its_sustained_rate():

@@ -64,3 +64,25 @@ def test_score_uses_confirmed_times_and_the_models_pick(validate, tmp_path):
     assert row["pick"] == pick
     assert row["ratio"] == pytest.approx(1.0)
     assert report["summary"]["held-out"]["pairs"] == 1
+
+
+def test_tenth_look_nn_split_is_declared_and_fresh(validate):
+    """The tenth look's nn reset: the 2026-12-01 nn rows (held-out looked at nine times) are all fit now; the
+    unseen set was never measured for nn; every extra shape has M and N off 16 and K on it (one specialisation)."""
+    old = json.loads((ROOT / "bench" / "results" / "perfmodel-h200-raw-nn-2026-12-01.json").read_text())["results"]
+    old_shapes = {(r["m"], r["n"], r["k"]) for r in old.values()}
+    assert {validate.row_split("nn", r["split"], r["m"], r["n"], r["k"]) for r in old.values()} == {"fit"}
+    # under the old rule half of them were held-out
+    assert any(validate.variant_split(validate.shape_index(*s)) == "held-out" for s in old_shapes)
+    plan = validate.nn_tenth_set()
+    unseen = {sh[1:] for part, sh in plan if part == "unseen"}
+    fit = {sh[1:] for part, sh in plan if part == "fit"}
+    assert not (unseen | fit) & old_shapes and not unseen & fit
+    assert len(unseen) == 30 + len(validate.NN_UNSEEN_EXTRA)
+    for m, n, k in {sh[1:] for sh in validate.NN_UNSEEN_EXTRA + validate.NN_FIT_EXTRA}:
+        assert m % 16 and n % 16 and k % 16 == 0
+        assert validate._specialisation(m, n, k) == (255, 255, 256)
+    assert validate.row_split("nn", "unseen", 8, 50257, 768) == "unseen"
+    # persistent keeps its index rule, nt its recorded split
+    assert validate.row_split("persistent", "fit", 1536, 1536, 1536) == "held-out"
+    assert validate.row_split("nt", "held-out", 512, 512, 512) == "held-out"
