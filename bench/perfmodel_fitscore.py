@@ -3,8 +3,8 @@
     python bench/perfmodel_fitscore.py [--worst N] [--variant nn --dtype fp8]
 
 The split rules are bench/perfmodel_validate.py's `row_split`: nt as recorded (`split`, 2026-11-29 run),
-persistent by `variant_split`, nn as recorded (from the tenth look on, all its 2026-12-01 rows are fit);
-rows recorded "unseen" are skipped.
+persistent by `variant_split`, nn as recorded (from the tenth look on, all its 2026-12-01 rows are fit; from the
+eleventh look on, the tenth look's unseen rows too); every other row recorded "unseen" is skipped.
 Timings: the sweep's medians, replaced by the confirmed (15-repetition) ones where taken, as `score`.
 """
 

@@ -25,7 +25,8 @@ the only ones any model constant may be adjusted on; the figures are printed for
 rest and for all. The variants measured later have their own rules (`row_split`): persistent by
 `variant_split`, rows recorded "unseen" (measured after the terms were fitted) apart, and nn, after the
 tenth look's reset, as recorded (its 2026-12-01 rows all fit; `measure --set nn-tenth` the declared
-fit extras and unseen shapes, `nn_tenth_set`).
+fit extras and unseen shapes, `nn_tenth_set`; after the eleventh look's reset the tenth look's unseen rows are fit
+too, and nn unseen is `measure --set nn-eleventh`, `nn_eleventh_set`).
 """
 
 from __future__ import annotations
@@ -131,11 +132,39 @@ NN_FIT_EXTRA: list[tuple[str, int, int, int]] = [
 ]
 
 
+# Eleventh look (2026-12-01, i18k): a second nn reset, declared here before it was measured. The tenth look's nn
+# unseen rows (looked at once, by the model of main b9cc149, T1-T13) are FIT rows from now on. "nn unseen-11", the
+# fresh held-out set, by this rule:
+#   (a) every SHAPES entry with index % 3 == 2 (never measured for nn: the tenth look kept it for a later reset), and
+#   (b) NN_ELEVENTH_EXTRA: shapes of the misses' kinds (small M, M and N off 16, LLM vocabulary heads) never measured
+#       for any variant; M and N off 16 and K on it, the extras' one Triton specialisation.
+# Recorded with split "unseen" (`measure --set nn-eleventh`); bf16 and fp8, exhaustive over the model's legal H200
+# space. Order (`nn_eleventh_set`): the extras, then the SHAPES entries by 2*M*N*K ascending, so that the call's
+# --deadline cuts the largest (compute-bound) shapes first; whatever the deadline cuts stays unmeasured.
+NN_ELEVENTH_EXTRA: list[tuple[str, int, int, int]] = [
+    ("odd", 4, 32001, 4096),     # Llama-2-7B head (+pad token), 4-token decode
+    ("odd", 40, 50257, 1280),    # GPT-2 large head, 40 tokens
+    ("odd", 56, 32001, 5120),    # Llama-2-13B head (+pad token), 56 tokens
+    ("odd", 1000, 50257, 1600),  # GPT-2 XL head, 1000-token prefill
+    ("odd", 250, 3000, 2048),    # a generic small-M odd shape
+    ("odd", 2500, 1500, 3072),   # a generic odd shape
+]
+
+
+def nn_eleventh_set() -> list[tuple[str, tuple[str, int, int, int]]]:
+    """The eleventh look's nn unseen-11 measurement, as (split, shape), in the order it is measured."""
+    rest = sorted((s for i, s in enumerate(SHAPES) if i % 3 == 2), key=lambda s: (s[1] * s[2] * s[3], s))
+    return [("unseen", s) for s in NN_ELEVENTH_EXTRA] + [("unseen", s) for s in rest]
+
+
 def nn_tenth_set() -> list[tuple[str, tuple[str, int, int, int]]]:
     """The tenth look's nn measurement, as (split, shape), in the order it is measured: the fit extras first,
     then the unseen extras, then the unseen SHAPES (index % 3 == 1)."""
     return ([("fit", s) for s in NN_FIT_EXTRA] + [("unseen", s) for s in NN_UNSEEN_EXTRA]
             + [("unseen", s) for i, s in enumerate(SHAPES) if i % 3 == 1])
+
+
+_NN_TENTH_UNSEEN = {sh[1:] for part, sh in nn_tenth_set() if part == "unseen"}
 
 
 def shape_index(m: int, n: int, k: int) -> int | None:
@@ -146,7 +175,10 @@ def shape_index(m: int, n: int, k: int) -> int | None:
 def row_split(variant: str, recorded: str, m: int, n: int, k: int) -> str:
     """The split a measured row is scored in: nt as recorded (split() at measure time); a row recorded
     "unseen" stays unseen; nn as recorded (the tenth look: the 2026-12-01 rows, all recorded "fit", are fit;
-    its new rows carry their declared split); persistent by variant_split of its SHAPES index."""
+    its new rows carry their declared split; the eleventh look: the tenth look's unseen rows are fit, and only
+    nn_eleventh_set's rows are nn unseen); persistent by variant_split of its SHAPES index."""
+    if variant == "nn" and recorded == "unseen" and (m, n, k) in _NN_TENTH_UNSEEN:
+        return "fit"  # the eleventh look: the tenth look's unseen rows, looked at once, are fit rows now
     if variant in ("nt", "nn") or recorded == "unseen":
         return recorded
     index = shape_index(m, n, k)
@@ -250,11 +282,12 @@ def measure(args) -> None:
                     "date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv)}
     dtypes = args.dtypes.split(",")
     spaces = {dt: measured_space(args.device, dt) for dt in dtypes}
-    if args.set == "nn-tenth":
+    if args.set in ("nn-tenth", "nn-eleventh"):
         if variant != "nn":
-            raise SystemExit("--set nn-tenth measures the nn variant")
+            raise SystemExit(f"--set {args.set} measures the nn variant")
+        declared = nn_tenth_set() if args.set == "nn-tenth" else nn_eleventh_set()
         # shape-major: each shape in both dtypes before the next, in the declared order
-        plan = [(dt, part, shape) for part, shape in nn_tenth_set() for dt in dtypes]
+        plan = [(dt, part, shape) for part, shape in declared for dt in dtypes]
     else:
         # A variant's shapes off the --every grid were measured after its fit: "unseen".
         plan = [(dt, "unseen" if args.offset and variant != "nt" else split(i), shape)
@@ -556,9 +589,10 @@ def main(argv: list[str] | None = None):
     m.add_argument("--offset", type=int, default=0,
                    help="with --every N, the shapes whose index is this modulo N; a variant's such shapes are "
                         "recorded as split 'unseen' (measured after its model terms were fitted)")
-    m.add_argument("--set", choices=("nn-tenth",),
+    m.add_argument("--set", choices=("nn-tenth", "nn-eleventh"),
                    help="measure a declared set instead of --every/--offset: nn-tenth is the tenth look's nn fit "
-                        "extras and nn unseen shapes (nn_tenth_set), each recorded with its declared split")
+                        "extras and nn unseen shapes (nn_tenth_set), nn-eleventh the eleventh look's nn unseen-11 "
+                        "shapes (nn_eleventh_set), each recorded with its declared split")
     s = sub.add_parser("score")
     s.add_argument("raw", nargs="+")
     s.add_argument("--device", default="h200")

@@ -93,6 +93,9 @@ class ModelParams(BaseModel):
     # sm_90 only (perfmodel.gemm, wgmma tiles ptxas serializes): clocks a workgroup's K-step gains when
     # every wgmma of its warpgroups is waited to completion before the next; measured on the H200.
     wgmma_serialized_clk: Sourced | None = None
+    # sm_90 only (perfmodel.gemm, 16-bit wgmma tiles with a row-major B): the shared-memory bytes per clock
+    # a K-step sustains, wgmma's operand reads and the bytes cp.async lands together; measured on the H200.
+    wgmma_mn_major_smem_bytes_per_clk: Sourced | None = None
 
 
 class Node(BaseModel):

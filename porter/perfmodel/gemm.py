@@ -73,8 +73,16 @@ LAUNCH_OVERHEAD_S = 3e-6
 # access); the register round trip, the barrier and the proxy fence before wgmma reads are not
 # modelled apart. Fit on the fit half of the "nn" fp8 shapes of
 # bench/results/perfmodel-h200-raw-nn-2026-12-01.json (bench/perfmodel_fitscore.py; 4-32 tried,
-# 10-16 score the same, 12 taken, clear of the drop at 18).
-FP8_TRANSPOSE_PASSES = 12
+# 10-16 score the same, 12 taken, clear of the drop at 18). Since the eleventh look (T15) the lanes
+# count at least FP8_TRANSPOSE_MIN_LANES, and the figure is halved to 6, which keeps BN 32's price
+# (2 lanes x 12 = 4 x 6) and halves BN >= 64's (the fit score: 5 0.868, 6-8 0.886, 10 0.854 nn fp8).
+FP8_TRANSPOSE_PASSES = 6
+# The least lanes a transposing fp8 store serializes over (T15, eleventh look): measured on nn fp8 fit rows,
+# a BN-32 and a BN-64 tile with the same B elements per K-step, BM and residency take the same time
+# (256x32x128 w8 s3 and 256x64x64 w8 s4-s5, 2 resident: 1275 and 1281-1303 clk per workgroup K-step at
+# 4096x4096x8192, 1279 and 1281-1311 at 2048x8192x8192) where 2 and 4 conflicting lanes would double it,
+# while from BN 64 to BN 256 (4 to 16 lanes) the cost per byte rises ~4x (seventh look, 12288x12288x32).
+FP8_TRANSPOSE_MIN_LANES = 4
 
 
 def lds_bytes(bm, bn, bk, num_stages, elem_bytes):
@@ -334,10 +342,12 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     # min(warp, MN bytes / 16) lanes of a warp lie along MN; written K-major, one byte each, their
     # bytes land 16 rows apart, a whole number of the 128-byte swizzle's 8-row period: one bank,
     # and the store serializes over those lanes (bank conflicts growing with BN: measured, the
-    # nn fp8 cost per byte rises ~4x from BN 64 to BN 256 at 12288x12288x32).
+    # nn fp8 cost per byte rises ~4x from BN 64 to BN 256 at 12288x12288x32), but over no fewer than
+    # FP8_TRANSPOSE_MIN_LANES (T15: BN 32 and BN 64 measure alike per byte; a warp's byte store
+    # takes that many shared-memory passes however few of its lanes conflict).
     if not amd and a_b == 1:
-        lanes_a = np.minimum(lanes, c.bm * a_b / 16)
-        lanes_b = np.minimum(lanes, c.bn * a_b / 16)
+        lanes_a = np.maximum(FP8_TRANSPOSE_MIN_LANES, np.minimum(lanes, c.bm * a_b / 16))
+        lanes_b = np.maximum(FP8_TRANSPOSE_MIN_LANES, np.minimum(lanes, c.bn * a_b / 16))
         transposed = ((0 if traits.b_k_major else c.bn * c.bk * lanes_b)
                       + (0 if traits.a_k_major else c.bm * c.bk * lanes_a))
         op_bytes = op_bytes + np.where(wgmma, FP8_TRANSPOSE_PASSES * transposed * a_b, 0.0)
@@ -356,6 +366,22 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
         wg_clk = math_clk + tile_bytes / lds_clk_rate
         if a_b == 1 and model.wgmma_fp8_efficiency is not None:
             wg_clk = np.maximum(wg_clk, math_clk / model.wgmma_fp8_efficiency.value)
+        # 16-bit wgmma with a row-major B (Triton's nn kernel: A K-major, B MN-major, read by wgmma with its
+        # transpose bit; evidence note of 2026-12-01, eleventh look, T14): the K-step is bound by the shared
+        # memory's traffic, wgmma's operand reads (op_bytes: A once, B once per 64-row instruction) and the
+        # bytes cp.async lands, together at [model] wgmma_mn_major_smem_bytes_per_clk, or by the math if that
+        # is longer. Measured on a fit shape (nn bf16 2048x8192x8192): 128x256x64 and 256x128x64 w8 s4 take
+        # 1249 and 1398 clk per K-step for 128 and 144 KiB, 105 B/clk both, where math + landed bytes (the
+        # form above, measured on nt) prices the two alike (1408) and caps nn at 73% of the peak (it
+        # reaches 80%). A 256x128 tile reads B four times per K-step against 128x256's two: that is why
+        # 128x256 wins on nn (by 12-18% per K-step on the probe's three fit shapes). K-major B (nt, persistent) stays
+        # on the form above: the same probe measures its unserialized K-steps at 72-97 B/clk (bf16), and
+        # one figure for every layout moves nt / persistent picks both ways on their fit rows (decode tiles
+        # w4 -> w8); AMD has its own LDS terms.
+        if (a_b == 2 and traits.layout == "nn" and dev.arch == "sm_90"
+                and model.wgmma_mn_major_smem_bytes_per_clk is not None):
+            smem_clk = (op_bytes + tile_bytes) / model.wgmma_mn_major_smem_bytes_per_clk.value
+            wg_clk = np.maximum(math_clk, smem_clk)
         c.compute_clk = np.where(wgmma, wg_clk, c.compute_clk)
         # fp8 on sm_90's mma.sync path, as Triton 3.9 compiles it for sm_90a (SASS read with cuobjdump; the
         # evidence note of 2026-12-01, seventh look): the fragments are converted to f16 and multiplied by

@@ -44,6 +44,25 @@ def test_fp8_transposing_store_conflicts_grow_with_the_tile_width():
     assert per_byte[1] == pytest.approx(4 * per_byte[0])
 
 
+def test_fp8_transposing_store_costs_bn_32_and_bn_64_alike_per_byte():
+    # T15 (evidence note 2026-12-01, eleventh look): on nn fp8 fit rows 256x32x128 w8 s3 and 256x64x64 w8 s4-s5
+    # (same B elements per K-step, BM, 2 resident each) take the same time per K-step (1275 vs 1281-1303 clk at
+    # 4096x4096x8192), where 2 and 4 conflicting lanes would double BN 64's store: the store serializes over at
+    # least 4 lanes. So per byte BN 32 = BN 64, BN 128 twice, BN 256 four times; BN 32 keeps its old price.
+    h200 = hardware.get("h200")
+    per_byte = {}
+    for bn in (32, 64, 128, 256):
+        cfg = GemmConfig(256 if bn < 256 else 128, bn, 64, num_warps=8, num_stages=2)
+        nt, nn = (Candidates([cfg], h200, "fp8", Traits(layout)) for layout in ("nt", "nn"))
+        per_byte[bn] = (nn.lds_clk[0] - nt.lds_clk[0]) / (bn * 64)
+    assert per_byte[32] == pytest.approx(per_byte[64])
+    assert per_byte[128] == pytest.approx(2 * per_byte[64]) and per_byte[256] == pytest.approx(4 * per_byte[64])
+    assert per_byte[32] == pytest.approx(12 * 2 / h200.model.lds_bytes_per_clk_per_cu.value)  # T2's BN-32 price
+    # the pick on a fit shape of the kind (nn fp8 4096x4096x8192: best 256x64x128, 256x32x64 measured 0.90 of it)
+    best = select("matmul", (4096, 4096, 8192), "fp8", "h200", Traits("nn")).best.config
+    assert (best.block_m, best.block_n) == (256, 64)
+
+
 def test_fp8_mma_sync_tile_is_not_transposed_through_shared_memory():
     # BM 32 runs mma.sync: no transposing store into shared memory (its byte-wise loads are in compute_clk).
     h200 = hardware.get("h200")
@@ -166,13 +185,14 @@ def test_row_major_b_with_n_off_16_is_loaded_by_scalar_loads_unpipelined():
     # of the wgmma operand reads (16384 + 2 x 8192 B at 128 B/clk = 256 clk)
     assert c.lds_clk[0] == 256 and c.scalar_b_lds_clk[0] == 512
     # A lone workgroup, one tile (M 128, N 56 or 64), 100 K-steps. Aligned (N 64): its own time is the
-    # wgmma step (1048576 flop / 4094.3 flop/clk = 256.1 clk + 24576 B landed / 128 = 192) + 150 overhead
-    # = 598.1 clk, below its loads (2448.5 clk latency + 24576 B / 38.7 B/clk = 635.0, over 2 in flight:
-    # 1541.8 clk), which bind. N 56: 512 (shared memory) + 150 + one latency 2448.5 = 3110.5 clk binds.
+    # wgmma step (T14: 32768 B of operand reads + 24576 B landed at 105 B/clk = 546.1 clk, over the math's
+    # 256.1 and the scalar path's 512 of shared memory) + 150 overhead = 696.1 clk, below its loads (2448.5
+    # clk latency + 24576 B / 38.7 B/clk = 635.0, over 2 in flight: 1541.8 clk), which bind. N 56: 546.1 +
+    # 150 + one latency 2448.5 = 3144.6 clk binds.
     clk = h200.clock_hz
     (t64,), _ = evaluate(Gemm(128, 64, 6400, "bf16", Traits("nn")), c)
     (t56,), _ = evaluate(Gemm(128, 56, 6400, "bf16", Traits("nn")), c)
-    assert t56 - t64 == pytest.approx(100 * (3110.5 - 1541.8) / clk, rel=2e-3)
+    assert t56 - t64 == pytest.approx(100 * (3144.6 - 1541.8) / clk, rel=2e-3)
     # A config whose registers would pass 255 is ruled out at N off 16: 256x128x128 w8 s2 needs
     # 128 + 40 + 3 x 64 = 360 (compiled: 255 and 712 B of spill stack); at N = 5008 it is legal.
     big = GemmConfig(256, 128, 128, num_warps=8, num_stages=2)
@@ -356,3 +376,25 @@ def test_triton_release_reads_major_and_minor():
     assert triton_release("3.10") == (3, 10)
     with pytest.raises(ValueError, match="not a Triton version"):
         triton_release("nightly")
+
+
+def test_nn_16bit_wgmma_k_step_is_bound_by_shared_memory_traffic():
+    # T14 (evidence note 2026-12-01, eleventh look): on nn bf16 2048x8192x8192 (a fit shape, the layout probe)
+    # 128x256x64 and 256x128x64 w8 s4 take 1249 and 1398 clk per K-step, 105 B/clk of wgmma operand reads plus
+    # landed bytes both (128 and 144 KiB). The model prices the two K-steps in that ratio and ranks 128x256
+    # first; nt keeps math + landed bytes, which prices them alike.
+    h200 = hardware.get("h200")
+    wide, tall = (GemmConfig(bm, bn, 64, num_warps=8, num_stages=4) for bm, bn in ((128, 256), (256, 128)))
+    rate = h200.model.wgmma_mn_major_smem_bytes_per_clk.value
+    nn = Candidates([wide, tall], h200, "bf16", Traits("nn"))
+    assert list(nn.compute_clk) == pytest.approx([128 * 1024 / rate, 144 * 1024 / rate])
+    nt = Candidates([wide, tall], h200, "bf16", Traits("nt"))
+    assert list(nt.compute_clk) == pytest.approx([1024 + 48 * 1024 / 128] * 2, rel=1e-3)
+    problem = Gemm(2048, 8192, 8192, "bf16", Traits("nn"))
+    t, _ = evaluate(problem, nn)
+    assert t[1] / t[0] == pytest.approx(391.1 / 349.4, rel=0.03)  # the probe: 391.1 and 349.4 us
+    assert select("matmul", (2048, 8192, 8192), "bf16", "h200", Traits("nn")).best.config.block_n == 256
+    # fp8 nn (the transposing path), other devices: unchanged
+    fp8 = Candidates([wide, tall], h200, "fp8", Traits("nn"))
+    assert not np.allclose(fp8.compute_clk, [128 * 1024 / rate, 144 * 1024 / rate])
+    assert hardware.get("mi350x").model.wgmma_mn_major_smem_bytes_per_clk is None

@@ -82,7 +82,42 @@ def test_tenth_look_nn_split_is_declared_and_fresh(validate):
     for m, n, k in {sh[1:] for sh in validate.NN_UNSEEN_EXTRA + validate.NN_FIT_EXTRA}:
         assert m % 16 and n % 16 and k % 16 == 0
         assert validate._specialisation(m, n, k) == (255, 255, 256)
-    assert validate.row_split("nn", "unseen", 8, 50257, 768) == "unseen"
+    # the eleventh look: the tenth look's unseen rows (looked at once) are fit rows now
+    assert validate.row_split("nn", "unseen", 8, 50257, 768) == "fit"
     # persistent keeps its index rule, nt its recorded split
     assert validate.row_split("persistent", "fit", 1536, 1536, 1536) == "held-out"
     assert validate.row_split("nt", "held-out", 512, 512, 512) == "held-out"
+
+
+def test_eleventh_look_nn_split_is_declared_and_fresh(validate):
+    """The eleventh look's reset: the tenth look's nn unseen rows are fit; nn unseen-11 is SHAPES index % 3 == 2 plus
+    extras of the misses' kinds: none measured before for nn, the extras for no variant (bench/results' raw files)."""
+    measured, measured_nn = set(), set()
+    for path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-*.json"):
+        if path.name == "perfmodel-h200-raw-nn-eleventh-2026-12-01.json":
+            continue  # the eleventh look's own measurement of this set
+        for r in json.loads(path.read_text())["results"].values():
+            measured.add((r["m"], r["n"], r["k"]))
+            if r.get("variant") == "nn":
+                measured_nn.add((r["m"], r["n"], r["k"]))
+    tenth = json.loads((ROOT / "bench" / "results" / "perfmodel-h200-raw-nn-tenth-2026-12-01.json").read_text())
+    for r in tenth["results"].values():
+        assert validate.row_split("nn", r["split"], r["m"], r["n"], r["k"]) == "fit"
+    plan = validate.nn_eleventh_set()
+    shapes = [sh[1:] for _, sh in plan]
+    assert {part for part, _ in plan} == {"unseen"} and len(shapes) == len(set(shapes))
+    assert not set(shapes) & measured_nn  # nn unseen-11 was never measured for nn...
+    assert not {sh[1:] for sh in validate.NN_ELEVENTH_EXTRA} & measured  # ...and its extras for no variant
+    on_grid = {sh[1:] for i, sh in enumerate(validate.SHAPES) if i % 3 == 2}
+    assert on_grid <= set(shapes) and len(shapes) == len(on_grid) + len(validate.NN_ELEVENTH_EXTRA)
+    for _, m, n, k in validate.NN_ELEVENTH_EXTRA:
+        assert m % 16 and n % 16 and k % 16 == 0
+    # the grid part is measured smallest first, so a deadline cuts the largest shapes
+    flops = [m * n * k for m, n, k in shapes[len(validate.NN_ELEVENTH_EXTRA):]]
+    assert flops == sorted(flops)
+    for m, n, k in shapes:
+        assert validate.row_split("nn", "unseen", m, n, k) == "unseen"
+    # what was measured is the declared set, recorded unseen
+    raw = json.loads((ROOT / "bench" / "results" / "perfmodel-h200-raw-nn-eleventh-2026-12-01.json").read_text())
+    assert {(r["m"], r["n"], r["k"]) for r in raw["results"].values()} == set(shapes)
+    assert {r["split"] for r in raw["results"].values()} == {"unseen"}

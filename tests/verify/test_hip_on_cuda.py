@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "shims" / "hip_on_cuda"
 OPTS = INCLUDE / "nvcc.opts"
 FIXTURES = ROOT / "fixtures" / "hip_on_cuda"
-FIXTURE_NAMES = ("wave32_reduce", "wave64_reduce", "ballot_popc", "mfma", "split_wave", "partner_exit", "late_half",
+FIXTURE_NAMES = ("wave32_reduce", "wave64_reduce", "ballot_popc", "mfma", "split_wave", "partner_exit", "late_half", "late_steady",
                  "cub_wave32", "coalesced_group", "multi_wave_tile", "labeled_partition")
 # Fixtures that need the CUDA libraries' headers (cuBLAS & co.: the nvidia-* wheels' nvidia/cu13).
 LIB_FIXTURE_NAMES = ("libraries",)

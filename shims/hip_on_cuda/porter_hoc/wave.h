@@ -95,7 +95,10 @@
  *   of both words) was measured 17% slower: the partner waits for everything a warp does
  *   before it arrives. Session 6 removed the per-collective test of the partner's word (the
  *   partner's warp word reads 0 when it did not take part, see above) and made the fast path
- *   a whole warp's (one test, one branch): 14.9-18.9x -> 10.0-11.2x.
+ *   a whole warp's (one test, one branch): 14.9-18.9x -> 10.0-11.2x. Session 8 measured and
+ *   dropped: the wait on the phase's parity instead of the arrival's token (ballot 5% slower),
+ *   the wave's live lanes and words as 32-bit halves (ballot 3.5% slower with the vote wait),
+ *   the ballot voted before the fast-path test (ballot 13% slower).
  *   Named barriers after the handshake
  *   were measured and not kept (slower, 12 more registers); a tagged-data protocol (each lane's
  *   value stored with its collective's number, polled by the reader: no barrier at all) was
@@ -634,7 +637,14 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  *     (session 5: vote.sync makes the lanes leave together from a warp-synchronous
  *     instruction, and each lane's acquire orders what it reads after it, so no __syncwarp
  *     after it); the loop, with lane 0's wait_cold, only after a vote found the phase
- *     incomplete;
+ *     incomplete. The vote is needed, not only convenient (session 8): with each lane's own
+ *     try_wait loop instead (f07c4d9, 4% faster), the lanes that leave the wait are not held
+ *     for lane 0 while it is inside wait_cold - the compiler's reconvergence point (BSYNC) is
+ *     no guarantee - so after a give-up lane 0 reached the next collective alone (its
+ *     __activemask: itself), stood in for 31 lanes that then arrived as well, and the
+ *     mbarrier's pending count underflowed ("Warp Illegal Instruction" at round_cold's
+ *     arrival; plain-nvcc partner_exit failed in 25 of 25 runs, and passed with a __syncwarp
+ *     after the loop, which cost more than the vote);
  *   - the partner's warp word and src's slot, loaded together (one round trip, no test between);
  *   - the propagation of "no live lanes" (below): one predicated store, no branch.
  * Measured (session 6, docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): 10.0x a native
