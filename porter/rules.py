@@ -493,17 +493,19 @@ class _Taken:
         self.edits += map(_new_tuple, repeat(Edit), zip(starts, ends, map(_THIRD, new), repeat(rule_id)))
         return True
 
-
     def applied(self, base: bytes) -> bytes | None:
         """`base` with the taken edits applied: what `Patch.apply_to` gives, without its sort, from
         the edits as they are kept (by start). None where an insertion was taken (an insertion and
-        a replacement from the same byte are kept in the order taken, apply_to's is by end) or an
-        edit leaves the file (apply_to raises): the caller applies the patch."""
+        a replacement from the same byte are kept in the order taken, apply_to's is by end), or
+        where the edits, by start, are not each non-empty and inside [previous end, next start]
+        within the file (the edits of one hit are not checked against each other: apply_to raises
+        on an overlap): the caller applies the patch."""
         starts, ends = self._starts, self._ends
-        if self._insertions or not starts or starts[0] < 0 or ends[-1] > len(base):
+        if (self._insertions or not starts or starts[0] < 0 or ends[-1] > len(base)
+                or not all(map(_LT, starts, ends)) or not all(map(_LE, ends, islice(starts, 1, None)))):
             return None
-        # No insertion: every edit is non-empty and none overlaps (add, add_all), so by start they
-        # are in apply_to's order, each inside [previous end, next start].
+        # Each edit non-empty and the next one starting at or after its end: by start they are in
+        # apply_to's order (by start, then end), and the gaps between them are the bytes kept.
         gaps = list(map(base.__getitem__, map(slice, [0, *ends], [*starts, len(base)])))
         texts = self._texts
         encoded = {text: text.encode() for text in set(texts)}

@@ -540,3 +540,8 @@ def test_taken_edits_applied_in_their_kept_order_are_what_apply_to_gives():
     assert taken.applied(b"0123456789abc") is None  # the last edit ends past these bytes
     assert taken.add((Edit(3, 3, "ins"),), "HIP002")
     assert taken.applied(b"0123456789abcdef") is None  # an insertion: apply_to decides the order
+    clash = _Taken()  # one hit's own edits are not checked against each other: apply_to raises on these
+    assert clash.add((Edit(0, 4, "a"), Edit(2, 6, "b")), "HIP001")
+    assert clash.applied(b"0123456789") is None
+    with pytest.raises(ValueError):
+        Patch(path="p.cu", base_hash="h", edits=tuple(clash.edits), agent="translator").apply_to(b"0123456789")
