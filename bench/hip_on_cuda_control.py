@@ -35,6 +35,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # porter.toolchains: standard library only
+from porter.toolchains import find_cuda_libs  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 LIST = HERE / "hip_on_cuda_control.txt"
@@ -99,22 +102,6 @@ def find_corpus(arg: str | None) -> Path:
         if (cand / "HIP-Basic").is_dir():
             return cand
     sys.exit(f"hip_on_cuda_control: no rocm-examples checkout (HIP-Basic/) under {root}")
-
-
-def find_cuda_libs(arg: str | None) -> Path | None:
-    base = arg or os.environ.get("PORTER_CUDA_LIBS")
-    if base:
-        return Path(base)
-    try:  # the nvidia-* wheels' folder, where they are installed (PyTorch's machines)
-        import nvidia  # type: ignore[import-not-found]
-
-        for p in nvidia.__path__:
-            cand = Path(p) / "cu13"
-            if (cand / "include" / "cublas_v2.h").is_file():
-                return cand
-    except ImportError:
-        pass
-    return None
 
 
 LIB_NAMES = {"cublas": ["cublas", "cublasLt"], "cufft": ["cufft"], "curand": ["curand"],

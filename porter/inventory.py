@@ -23,6 +23,7 @@ def hazards(root: Path, inv: Inventory) -> list[Finding]:
     """Findings above info level from every agent's rules, in file order."""
     found: list[Finding] = []
     for agent in ("translator", "microarch", "shim"):
-        findings, _ = run_on_files(agent, inv.files, lambda rel: read_view(root / rel)[0], RuleContext(), stages(agent))
+        findings, _ = run_on_files(agent, inv.files, lambda rel: read_view(root / rel)[0], RuleContext(), stages(agent),
+                                   applied=False)
         found.extend(f for f in findings if f.severity != Severity.info)
     return sorted(found, key=lambda f: (f.location.path, f.location.line, f.location.column, f.rule))

@@ -305,10 +305,11 @@ def triggered(rules: Iterable[Rule], data: bytes, ctx: RuleContext) -> list[Rule
 class RunResult:
     findings: list[Finding]
     patch: Patch | None
+    data: bytes | None = None  # the file's bytes with the patch applied, where run_rules(applied=True) made them
 
 
 def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str, triggers: bool = True,
-              flat: bool = False) -> RunResult:
+              flat: bool = False, applied: bool = False) -> RunResult:
     """Run rules over one file; merge their edits into one patch.
 
     Edits are taken in rule-id order; an edit that overlaps one already taken is dropped and
@@ -320,7 +321,9 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
     finding names it, and the other rules run on. A rule whose trigger is false on the file
     (`Rule.trigger`) is not run; `triggers=False`: the caller has already left those out.
     `flat=True`: the rules' findings are left as `_flat`'s tuples (`_made` builds each), for a
-    caller that sends them to another process.
+    caller that sends them to another process. `applied=True`: the patched bytes too, where
+    they can be cut from the edits as they were kept in order (`_Taken.applied`; else None):
+    `RunResult.data`, what `patch.apply_to(unit.data)` gives.
     """
     from porter.containment import internal_error
 
@@ -371,6 +374,8 @@ def run_rules(unit: Unit, rules: Iterable[Rule], ctx: RuleContext, *, agent: str
         # Not re-validated either: validating the edits rebuilds each named tuple, one per renamed token.
         patch = Patch.model_construct(path=unit.path, base_hash=content_hash(unit.data), edits=tuple(taken.edits),
                                       agent=agent, rule=",".join(ids), reason=f"{len(taken.edits)} edits by {', '.join(ids)}")
+        if applied:
+            return RunResult(findings, patch, taken.applied(unit.data))
     return RunResult(findings, patch)
 
 
@@ -407,6 +412,7 @@ class _Taken:
         self._starts: list[int] = []
         self._ends: list[int] = []
         self._rules: list[str] = []
+        self._texts: list[str] = []  # each taken edit's text, in the order of _starts
         self._insertions = False  # whether an insertion (an edit of no bytes) was taken
 
     def _free(self, start: int, end: int) -> bool:
@@ -432,7 +438,7 @@ class _Taken:
 
     def add(self, edits: tuple[Edit, ...], rule_id: str) -> bool:
         """Take all of a hit's edits, or none of them when any overlaps one already taken."""
-        starts, ends, rules = self._starts, self._ends, self._rules
+        starts, ends, rules, texts = self._starts, self._ends, self._rules, self._texts
         if starts:
             free = self._free
             for e in edits:
@@ -447,6 +453,7 @@ class _Taken:
             starts.insert(i, start)
             ends.insert(i, e[1])
             rules.insert(i, rule_id)
+            texts.insert(i, e[2])
             append(e if e[3] == rule_id else _new_tuple(Edit, (start, e[1], e[2], rule_id)))  # Edit(...), in C
         return True
 
@@ -475,15 +482,36 @@ class _Taken:
         starts, ends = list(map(_FIRST, new)), list(map(_SECOND, new))
         if not all(map(_LT, starts, ends)):
             return False  # an insertion
-        spans = list(zip(self._starts, self._ends, self._rules))
-        spans += zip(starts, ends, repeat(rule_id))
+        spans = list(zip(self._starts, self._ends, self._rules, self._texts))
+        spans += zip(starts, ends, repeat(rule_id), map(_THIRD, new))
         spans.sort()
         all_starts, all_ends = list(map(_FIRST, spans)), list(map(_SECOND, spans))
         if not all(map(_LE, all_ends, islice(all_starts, 1, None))):
             return False  # two overlap
-        self._starts, self._ends, self._rules = all_starts, all_ends, list(map(_THIRD, spans))
+        self._starts, self._ends, self._rules, self._texts = all_starts, all_ends, list(map(_THIRD, spans)), \
+            list(map(_FOURTH, spans))
         self.edits += map(_new_tuple, repeat(Edit), zip(starts, ends, map(_THIRD, new), repeat(rule_id)))
         return True
+
+    def applied(self, base: bytes) -> bytes | None:
+        """`base` with the taken edits applied: what `Patch.apply_to` gives, without its sort, from
+        the edits as they are kept (by start). None where an insertion was taken (an insertion and
+        a replacement from the same byte are kept in the order taken, apply_to's is by end), or
+        where the edits, by start, are not each non-empty and inside [previous end, next start]
+        within the file (the edits of one hit are not checked against each other: apply_to raises
+        on an overlap): the caller applies the patch."""
+        starts, ends = self._starts, self._ends
+        if (self._insertions or not starts or starts[0] < 0 or ends[-1] > len(base)
+                or not all(map(_LT, starts, ends)) or not all(map(_LE, ends, islice(starts, 1, None)))):
+            return None
+        # Each edit non-empty and the next one starting at or after its end: by start they are in
+        # apply_to's order (by start, then end), and the gaps between them are the bytes kept.
+        gaps = list(map(base.__getitem__, map(slice, [0, *ends], [*starts, len(base)])))
+        texts = self._texts
+        encoded = {text: text.encode() for text in set(texts)}
+        pieces = list(chain.from_iterable(zip(gaps, map(encoded.__getitem__, texts))))
+        pieces.append(gaps[-1])
+        return b"".join(pieces)
 
 
 _FIRST, _SECOND, _THIRD, _FOURTH = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
@@ -493,7 +521,7 @@ _LT, _LE = operator.lt, operator.le
 
 
 def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleContext,
-                 stages: tuple[tuple[str, ...], ...] = ()) -> tuple[list[Finding], list[Patch]]:
+                 stages: tuple[tuple[str, ...], ...] = (), *, applied: bool = True) -> tuple[list[Finding], list[Patch]]:
     """Run an agent's rules over the files they apply to (C/C++/CUDA and build files).
 
     `records` are the scan's FileRecords; `read` gives a file's current bytes in the output tree.
@@ -506,6 +534,11 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
     sees the headers before it that it may observe, as they left them); the other files then go to the run's
     dispatcher (porter.cluster: in-process, or one Ray task each, given the bytes to read and
     the headers as rewritten). Findings and patches come back in the order of `records`.
+
+    `applied`: each file's patch is applied where its rules ran, and its result kept with it
+    (`Patch.known_result`; a worker process sends the bytes back): the caller's `apply_to`, which
+    lands the patches one after the other, then returns them. False for a caller that reads
+    the findings alone.
     """
     from porter.state import FileKind
 
@@ -547,7 +580,7 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
             done[item[0].path] = result
     headers = _left(hdrs, done)
     rest = [r for r in records if r.path not in done and (lang := rule_lang(r)) is not None and rules_for(agent, lang)]
-    job = _FileJob(agent, ctx, stages, headers, uuid.uuid4().hex, data=False)
+    job = _FileJob(agent, ctx, stages, headers, uuid.uuid4().hex, data=applied)
     results = dispatcher.map(_rules_on_file, [(r, _read(read, r.path)) for r in rest], resources=cluster.RULES,
                              shared=job, label=lambda item: f"{agent}:{item[0].path}")
     for record, result in zip(rest, results):
@@ -573,7 +606,8 @@ class _FileJob:
     # header phase's job has none, so no header's view leaks into a later context.
     token: str = ""
     # Whether the caller reads each file's bytes after the rules (FileRules.data): the headers'
-    # runs do, as the files that include them see them; the others' patches are applied later.
+    # runs do, as the files that include them see them; the others' where the caller applies
+    # their patches (run_on_files(applied=True)): each patch then keeps its result.
     data: bool = True
 
     def __reduce__(self):  # RuleContext.sources holds syntax trees, which do not pickle: the bytes do
@@ -697,6 +731,8 @@ def _file_rules(lang, findings, patches, data, complete) -> FileRules:
         else:
             patch = Patch.model_construct(set(fields_set), **fields, edits=tuple(map(_new_tuple, repeat(Edit), edits)))
         made.append(patch)
+    if made and complete and data is not None:
+        made[-1].known_result(data)  # the bytes after the last pass are its patch's result
     return FileRules(lang, out, made, data, complete)
 
 
@@ -752,13 +788,19 @@ def _rules_on_file(job: _FileJob, item) -> FileRules:
                 unit = TextFile(record.path, data, lang)
             # Findings as tuples: made once where the caller reads them (`_made`), not made here and
             # flattened again to be sent back from a worker process.
-            result = run_rules(unit, batch, ctx, agent=job.agent, triggers=False, flat=True)
+            last = i == len(passes) - 1
+            result = run_rules(unit, batch, ctx, agent=job.agent, triggers=False, flat=True,
+                               applied=job.data or not last)
             findings.extend(result.findings)
             if isinstance(unit, SourceFile):
                 remember(unit, result.patch.edits if result.patch else ())
             if result.patch:
                 patches.append(result.patch)
-                data = result.patch.apply_to(data) if job.data or i < len(passes) - 1 else None
+                if job.data or not last:
+                    data = result.patch.apply_to(data) if result.data is None else result.data
+                    result.patch.known_result(data)  # the caller lands it: it then only writes these bytes
+                else:
+                    data = None
     except Exception as exc:  # noqa: BLE001 - parsing the file failed: porter's bug, contained
         findings.append(internal_error(record.path, f"{job.agent} (reading and parsing)", exc, agent=job.agent))
         return FileRules(lang, findings, patches, b"" if isinstance(data, Exception) else data, complete=False)

@@ -110,7 +110,7 @@ def _still_found(state: PortState, overlay: Overlay, agent: str, record: FileRec
                  stages: tuple[tuple[str, ...], ...]) -> set[str]:
     """The rules of `agent` that still fire on the file as the overlay has it."""
     found, _ = rule_catalog.run_on_files(agent, [record], lambda p: overlay.read(p) or b"",
-                                         rule_catalog.RuleContext(state.options), stages)
+                                         rule_catalog.RuleContext(state.options), stages, applied=False)
     return {f.rule for f in found}
 
 

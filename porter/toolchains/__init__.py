@@ -44,3 +44,28 @@ def find_tool(tool: str, env_var: str, candidates: Sequence[str]) -> Path:
         if found:
             return Path(found)
     raise ToolchainMissing(tool, searched, env_var)
+
+
+CUDA_LIBS_ENV = "PORTER_CUDA_LIBS"
+
+
+def find_cuda_libs(explicit: str | os.PathLike[str] | None = None) -> Path | None:
+    """The CUDA libraries' folder (cuBLAS, cuFFT, cuRAND, cuSPARSE: include/ and lib/), or None.
+
+    `explicit` (a command-line option), then `$PORTER_CUDA_LIBS`, then the nvidia-* wheels'
+    `cu13` folder where they are installed (`pip install porter[cudalibs]`; PyTorch's machines).
+    The hip-on-cuda library shims build against it: hipBLAS, hipFFT, hipRAND and hipSPARSE on
+    the NVIDIA platform are the CUDA libraries underneath. Imports nothing outside the standard
+    library, so that device scripts without porter's dependencies can use it.
+    """
+    given = explicit or os.environ.get(CUDA_LIBS_ENV)
+    if given:
+        return Path(given)
+    try:
+        import nvidia
+    except ImportError:
+        return None
+    for p in nvidia.__path__:
+        if (Path(p) / "cu13" / "include" / "cublas_v2.h").is_file():
+            return Path(p) / "cu13"
+    return None

@@ -467,3 +467,81 @@ def test_hip012_trigger_is_its_regex():
     cases += [b"umin(", b"ullmax (", b"xumin(", b"fminf(", b"llmin\t(", b"a ullmin(b)"]
     for data in cases:
         assert hip012._trigger(data, RuleContext()) == (hip012._WANTED.search(data) is not None), data
+
+
+def test_a_patch_applied_where_its_rules_ran_lands_as_its_edits_do():
+    """run_on_files applies each file's patch where its rules ran (in this process, or in a
+    worker that sends the bytes back) and keeps the result with the patch (`known_result`):
+    `apply_to` on the base gives what the edits give (a copy of the patch, which has no result
+    kept, applies them), on another base the edits apply; applied=False keeps nothing."""
+    import gc
+
+    from porter import cluster
+    from porter.rules import run_on_files
+    from porter.state import _RESULTS, FileKind, FileRecord
+
+    load()
+    files = {u.path: u.data for u in _fixture_units() if u.lang == "cuda"}
+    records = [FileRecord(path=p, kind=FileKind.cuda) for p in files]
+    pool = cluster.LocalDispatcher(processes=2, min_items=1, min_bytes=0)
+    try:
+        with cluster.using(pool):
+            spread = run_on_files("translator", records, files.__getitem__, RuleContext())[1]
+    finally:
+        pool.close()
+    alone = run_on_files("translator", records, files.__getitem__, RuleContext())[1]
+    assert spread == alone and len(alone) > 5
+    for patch in [*spread, *alone]:
+        assert id(patch) in _RESULTS  # a result kept: apply_to below returns it
+        base = files[patch.path]
+        edited = patch.model_copy().apply_to(base)
+        other = base + b"\n// another base\n"
+        assert patch.apply_to(other) == patch.model_copy().apply_to(other) != edited
+        assert edited != base and patch.apply_to(base) == edited
+        assert id(patch) not in _RESULTS  # landed: dropped
+    found = run_on_files("translator", records, files.__getitem__, RuleContext(), applied=False)[1]
+    assert found == alone and not any(id(p) in _RESULTS for p in found)
+
+    # The kept bytes are what apply_to returns, on the base of the patch's hash only, once.
+    patch = alone[0].model_copy()
+    patch.known_result(b"kept")
+    assert patch.apply_to(files[patch.path] + b" ") != b"kept"
+    assert patch.apply_to(files[patch.path]) == b"kept"
+    assert patch.apply_to(files[patch.path]) == patch.model_copy().apply_to(files[patch.path]) != b"kept"
+    patch.known_result(b"kept")
+    key = id(patch)
+    del patch
+    gc.collect()
+    assert key not in _RESULTS  # dropped with its patch
+
+
+def test_taken_edits_applied_in_their_kept_order_are_what_apply_to_gives():
+    """run_rules(applied=True) cuts the patched bytes from the edits as _Taken keeps them (by
+    start): the bytes apply_to gives, on every fixture; None where an insertion was taken (kept in
+    the order taken, not apply_to's) or an edit leaves the file, which the caller applies."""
+    load()
+    rules = rules_for("translator", "cuda")
+    cut = refused = 0
+    for unit in _fixture_units():
+        result = run_rules(unit, rules, RuleContext(), agent="translator", flat=True, applied=True)
+        if result.patch is None:
+            assert result.data is None
+            continue
+        if result.data is None:
+            refused += 1
+        else:
+            cut += 1
+            assert result.data == result.patch.model_copy().apply_to(unit.data)
+    assert cut > 5 and refused > 0
+    taken = _Taken()
+    assert taken.add((Edit(4, 7, "abc", "HIP001"), Edit(0, 2, "x", "HIP001")), "HIP001")
+    assert taken.add_all([Hit(9, 10, "m", (Edit(9, 10, "yz"),)), Hit(12, 14, "m", (Edit(12, 14, ""),))], "HIP004")
+    assert taken.applied(b"0123456789abcdef") == b"x23abc78yzabef"
+    assert taken.applied(b"0123456789abc") is None  # the last edit ends past these bytes
+    assert taken.add((Edit(3, 3, "ins"),), "HIP002")
+    assert taken.applied(b"0123456789abcdef") is None  # an insertion: apply_to decides the order
+    clash = _Taken()  # one hit's own edits are not checked against each other: apply_to raises on these
+    assert clash.add((Edit(0, 4, "a"), Edit(2, 6, "b")), "HIP001")
+    assert clash.applied(b"0123456789") is None
+    with pytest.raises(ValueError):
+        Patch(path="p.cu", base_hash="h", edits=tuple(clash.edits), agent="translator").apply_to(b"0123456789")

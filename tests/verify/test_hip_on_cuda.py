@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from porter.toolchains import find_cuda_libs
 from porter.toolchains.nvcc import find_nvcc
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -570,27 +571,10 @@ __global__ void k(const int* in, int* out) {
     assert proc.returncode == 0, proc.stderr
 
 
-def _cuda_libs() -> Path | None:
-    """The CUDA libraries' folder (include/, lib/): $PORTER_CUDA_LIBS or the nvidia wheels'."""
-    import os
-
-    env = os.environ.get("PORTER_CUDA_LIBS")
-    if env:
-        return Path(env)
-    try:
-        import nvidia  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    for p in nvidia.__path__:
-        if (Path(p) / "cu13" / "include" / "cublas_v2.h").is_file():
-            return Path(p) / "cu13"
-    return None
-
-
 @pytest.mark.toolchain("nvcc")
 @pytest.mark.parametrize("name", LIB_FIXTURE_NAMES)
 def test_library_fixture_compiles(name: str, tmp_path: Path) -> None:
-    libs = _cuda_libs()
+    libs = find_cuda_libs()
     if libs is None:
         pytest.skip("CUDA libraries' headers absent (set PORTER_CUDA_LIBS to a folder with include/)")
     cmd = [str(find_nvcc()), "-c", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS),

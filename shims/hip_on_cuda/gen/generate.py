@@ -24,6 +24,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SHIM = HERE.parent
 ROOT = SHIM.parent.parent
+sys.path.insert(0, str(ROOT))  # porter.toolchains: the standard library only
+from porter.toolchains import find_cuda_libs  # noqa: E402
+
 TABLE = HERE / "runtime_api.txt"
 OUT = SHIM / "porter_hoc" / "runtime_table.h"
 PROPS_OUT = SHIM / "porter_hoc" / "gfx950_props.h"
@@ -180,23 +183,6 @@ def render_props(path: Path = HARDWARE) -> str:
     return "\n".join(lines) + "\n"
 
 
-def cuda_libs_include() -> Path | None:
-    """cuSPARSE's headers: $CUDA_LIBS_INCLUDE, else the nvidia wheels' include/ folder."""
-    env = os.environ.get("CUDA_LIBS_INCLUDE")
-    if env:
-        return Path(env)
-    try:
-        import nvidia
-
-        for p in nvidia.__path__:
-            cand = Path(p) / "cu13" / "include"
-            if (cand / "cusparse.h").is_file():
-                return cand
-    except ImportError:
-        pass
-    return None
-
-
 def read_prefix_table(path: Path) -> tuple[list[str], list[str]]:
     types: list[str] = []
     funcs: list[str] = []
@@ -247,11 +233,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="compare instead of writing")
     args = ap.parse_args(argv)
     outputs = {OUT: render(read_table(), hip_declarations()), PROPS_OUT: render_props()}
-    sparse_inc = cuda_libs_include()
+    libs = find_cuda_libs()
+    sparse_inc = libs / "include" if libs is not None else None
     if sparse_inc is not None and (sparse_inc / "cusparse.h").is_file():
         outputs[SPARSE_OUT] = render_sparse(sparse_inc)
     else:
-        print("generate.py: no cusparse.h (set CUDA_LIBS_INCLUDE): hipsparse/hipsparse_table.h left as it is")
+        print("generate.py: no cusparse.h (set PORTER_CUDA_LIBS): hipsparse/hipsparse_table.h left as it is")
     stale = [p for p, text in outputs.items() if not p.is_file() or p.read_text() != text]
     if args.check:
         for p in stale:
