@@ -10,6 +10,15 @@ compiled metadata), and instruction counts of the whole kernel and of its main l
 branch in cuobjdump -sass). Pointers, K and A's row stride are marked 16-divisible as at run time; with
 --aligned so are M, N and the other strides, otherwise they are not (N off a multiple of 16, as Triton
 specializes 3000x5000x2000). Used for the evidence note of 2026-12-01 (ninth and tenth looks).
+
+The twelfth look's table of the model (porter/perfmodel/data/triton-3.6-sm90a-nn-scalar-b.json, read by
+porter/perfmodel/gemm.py's T13 where the kernel's Triton is 3.6 on sm_90): every config of the measured H200 space
+compiled for nn at N off 16, then the JSON lines gathered into the table:
+
+    PYTHONPATH=/tmp/t36site python bench/perfmodel_compile_facts.py --variant nn --dtype bf16 --space > bf16.jsonl
+    PYTHONPATH=/tmp/t36site python bench/perfmodel_compile_facts.py --variant nn --dtype fp8 --space > fp8.jsonl
+    python bench/perfmodel_compile_facts.py --table porter/perfmodel/data/triton-3.6-sm90a-nn-scalar-b.json \
+        bf16.jsonl fp8.jsonl
 """
 
 from __future__ import annotations
@@ -64,7 +73,34 @@ def compile_config(variant: str, dtype: str, cfg: tuple[int, int, int, int, int]
             "triton": triton.__version__, "registers": int(regs.group(1)) if regs else None,
             "stack_bytes": int(stack.group(1)) if stack else None, "shared_bytes": kernel.metadata.shared,
             "kernel": {op: sum(op in o for _, o in instructions) for op in OPCODES},
-            "loop_instructions": len(loop), "loop": {op: sum(op in o for o in loop) for op in OPCODES}}
+            "loop_instructions": len(loop), "loop": {op: sum(op in o for o in loop) for op in OPCODES},
+            "loop_latency_rounds": latency_rounds(loop)}
+
+
+def latency_rounds(loop: list[str], latency: int = 2449) -> float:
+    """Memory latencies one pass of the loop waits out in B's scalar loads, from the order of its loads and stores.
+
+    B's scalar loads (LDG.E.U8 / U16) and its shared-memory stores (STS*, STSM) are replayed in program order: a
+    load issues in one clock and returns `latency` clocks later (the H200's dram_latency_ns at 1830 MHz); the
+    stores consume the loads in order (store j of n_s needs load ceil((j + 1) n_l / n_s) of n_l) and wait for it.
+    All loads before the first store: one latency. A compile short of registers interleaves them (16x128x32 w4 s3
+    bf16, 56 registers: 5 loads, 2 stores, 1 load, 3 stores, ...) and waits several latencies per K-step.
+    """
+    ops = [("L" if "LDG.E.U" in o else "S") for o in loop if "LDG.E.U" in o or o.split()[0].startswith(("STS", "@P"))
+           and ("STS" in o.split()[0] or (len(o.split()) > 1 and o.split()[1].startswith("STS")))]
+    n_l, n_s = ops.count("L"), ops.count("S")
+    if not n_l or not n_s:
+        return 0.0
+    t, ready, j = 0, [], 0
+    for op in ops:
+        if op == "L":
+            ready.append(t + latency)
+            t += 1
+        else:
+            need = min(n_l, -(-(j + 1) * n_l // n_s)) - 1
+            t = max(t, ready[need]) + 1 if need < len(ready) else t + 1
+            j += 1
+    return round(t / latency, 2)
 
 
 def _main_loop(instructions: list[tuple[int, str]]) -> list[str]:
@@ -77,6 +113,60 @@ def _main_loop(instructions: list[tuple[int, str]]) -> list[str]:
     return [op for a, op in instructions if best[0] <= a <= best[1]]
 
 
+TABLE_COLUMNS = ("registers", "stack_bytes", "shared_bytes", "loop_instructions", "loop_scalar_b_loads",
+                 "loop_local_accesses", "loop_byte_stores", "loop_latency_rounds")
+
+
+def write_table(out: Path, sources: list[str]) -> None:
+    """Gather --space JSON lines (nn, N off 16) into the model's table: per dtype and config the TABLE_COLUMNS."""
+    table: dict[str, dict[str, list[int]]] = {}
+    triton = set()
+    for src in sources:
+        for line in Path(src).read_text().splitlines():
+            r = json.loads(line)
+            if r["variant"] != "nn" or r["aligned"] or r["registers"] is None:
+                raise SystemExit(f"{src}: not an nn compile at N off 16: {r['config']}")
+            triton.add(r["triton"])
+            loop = r["loop"]
+            table.setdefault(r["dtype"], {})[r["config"]] = [
+                r["registers"], r["stack_bytes"], r["shared_bytes"], r["loop_instructions"],
+                loop["LDG.E.U16"] + loop["LDG.E.U8"], loop["LDL"] + loop["STL"], loop["STS.U8"],
+                r["loop_latency_rounds"]]
+    if len(triton) != 1:
+        raise SystemExit(f"compiles of more than one Triton release: {sorted(triton)}")
+    provenance = {
+        "kernel": "bench/gemm_kernel.py gemm_nn_kernel (C = A @ B, B row-major), GROUP_M 8",
+        "triton": triton.pop(), "target": "GPUTarget('cuda', 90, 32): sm_90a, with Triton's bundled ptxas",
+        "divisibility": "tt.divisibility 16 on a_ptr, b_ptr, c_ptr, K, stride_am; not on M, N, stride_bk, "
+                        "stride_cm (N off a multiple of 16, as Triton specializes 3000x5000x2000)",
+        "configs": "every config of bench/perfmodel_validate.py measured_space('h200', dtype)",
+        "columns": {
+            "registers": "REG per thread (cuobjdump -res-usage)",
+            "stack_bytes": "STACK per thread (cuobjdump -res-usage): > 0 means the compile spills",
+            "shared_bytes": "the compiled kernel's metadata.shared",
+            "loop_instructions": "SASS instructions in the main loop (the longest backward branch's body)",
+            "loop_scalar_b_loads": "LDG.E.U16 + LDG.E.U8 in that loop: B's scalar loads per thread per K-step",
+            "loop_local_accesses": "LDL + STL in that loop (spill traffic per K-step)",
+            "loop_byte_stores": "STS.U8 in that loop: B stored to shared memory a byte per lane (fp8)",
+            "loop_latency_rounds": "memory latencies one pass of that loop waits in B's scalar loads "
+                                   "(latency_rounds: its loads and stores replayed in order)"},
+        "command": "PYTHONPATH=<triton 3.6.0 unpacked> python bench/perfmodel_compile_facts.py --variant nn "
+                   "--dtype {bf16,fp8} --space > {dtype}.jsonl; python bench/perfmodel_compile_facts.py "
+                   "--table <this file> bf16.jsonl fp8.jsonl",
+        "date": "2026-12-01"}
+    lines = ["{", f'"provenance": {json.dumps(provenance, indent=1)},', f'"columns": {json.dumps(TABLE_COLUMNS)},',
+             '"configs": {']
+    for d, (dt, rows) in enumerate(sorted(table.items())):
+        lines.append(f'{json.dumps(dt)}: {{')
+        items = sorted(rows.items())
+        lines += [f'  {json.dumps(cfg)}: {json.dumps(v)}{"," if i < len(items) - 1 else ""}'
+                  for i, (cfg, v) in enumerate(items)]
+        lines.append("}" + ("," if d < len(table) - 1 else ""))
+    lines.append("}}")
+    json.loads("\n".join(lines))  # well-formed
+    out.write_text("\n".join(lines) + "\n")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--variant", choices=tuple(KERNELS), default="nn")
@@ -84,8 +174,14 @@ def main() -> None:
     p.add_argument("--config", action="append", default=[], help="BM,BN,BK,warps,stages (repeatable)")
     p.add_argument("--sample", type=int, default=0, help="also this many configs drawn from the measured H200 space")
     p.add_argument("--seed", type=int, default=18)
+    p.add_argument("--space", action="store_true", help="also every config of the measured H200 space, in its order")
     p.add_argument("--aligned", action="store_true", help="mark M, N and every stride 16-divisible too")
+    p.add_argument("--table", metavar="OUT", help="write the model's table from the JSON lines given as arguments")
+    p.add_argument("sources", nargs="*", help="--space JSON lines (with --table)")
     a = p.parse_args()
+    if a.table:
+        write_table(Path(a.table), a.sources)
+        return
     configs = [tuple(map(int, c.split(","))) for c in a.config]
     if a.sample:
         import perfmodel_validate as pv
@@ -93,6 +189,11 @@ def main() -> None:
         space = pv.measured_space("h200", a.dtype)
         configs += [(c.block_m, c.block_n, c.block_k, c.num_warps, c.num_stages)
                     for c in random.Random(a.seed).sample(space, a.sample)]
+    if a.space:
+        import perfmodel_validate as pv
+
+        configs += [(c.block_m, c.block_n, c.block_k, c.num_warps, c.num_stages)
+                    for c in pv.measured_space("h200", a.dtype)]
     if not configs:
         p.error("no configs: give --config or --sample")
     for cfg in configs:

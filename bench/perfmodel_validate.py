@@ -26,7 +26,8 @@ rest and for all. The variants measured later have their own rules (`row_split`)
 `variant_split`, rows recorded "unseen" (measured after the terms were fitted) apart, and nn, after the
 tenth look's reset, as recorded (its 2026-12-01 rows all fit; `measure --set nn-tenth` the declared
 fit extras and unseen shapes, `nn_tenth_set`; after the eleventh look's reset the tenth look's unseen rows are fit
-too, and nn unseen is `measure --set nn-eleventh`, `nn_eleventh_set`).
+too, and nn unseen is `measure --set nn-eleventh`, `nn_eleventh_set`; after the twelfth look's reset those are fit
+too, and nn unseen is `measure --set nn-twelfth`, `nn_twelfth_set`).
 """
 
 from __future__ import annotations
@@ -157,6 +158,54 @@ def nn_eleventh_set() -> list[tuple[str, tuple[str, int, int, int]]]:
     return [("unseen", s) for s in NN_ELEVENTH_EXTRA] + [("unseen", s) for s in rest]
 
 
+# Twelfth look (2026-12-01, i18l): a third nn reset, declared here before it was measured. The eleventh look's nn
+# unseen-11 rows (looked at once, by the model of main 970b37e, T1-T15) are FIT rows from now on. "nn unseen-12", the
+# fresh held-out set, is NN_TWELFTH_ODD + NN_TWELFTH_CONTROL, shapes never measured for any variant:
+#   NN_TWELFTH_ODD: M and N off a multiple of 16 (M not 1), K on it (one Triton specialisation, the eleventh extras'):
+#       vocabulary heads of public models whose vocabulary is not 16-divisible (BERT 30522, XLM-R 250002, GPT-2 50257,
+#       Llama-2 + pad 32001, BART / RoBERTa 50265, Whisper 51865, BLOOM 250680, Mistral + 2 tokens 32002) at decode
+#       and prefill token counts, and five generic odd shapes;
+#   NN_TWELFTH_CONTROL: M, N and K on 16 (a second specialisation): vocabulary heads with a 16-divisible vocabulary
+#       (Llama-2 / Mistral 32000, Phi-2 51200, Falcon-7B 65024, Qwen2-0.5B 151936), the N-on-16 control.
+# Recorded with split "unseen" (`measure --set nn-twelfth`); bf16 and fp8, exhaustive over the model's legal H200
+# space. Order (`nn_twelfth_set`): the odd shapes as listed, then the controls; the call's --deadline cuts the tail,
+# and whatever it cuts stays unmeasured.
+NN_TWELFTH_ODD: list[tuple[str, int, int, int]] = [
+    ("odd", 8, 30522, 768),      # BERT-base MLM head, 8 tokens
+    ("odd", 200, 30522, 768),    # BERT-base, 200 tokens
+    ("odd", 500, 30522, 1024),   # BERT-large, 500 tokens
+    ("odd", 4, 250002, 768),     # XLM-R base head, 4 tokens
+    ("odd", 40, 250002, 1024),   # XLM-R large head, 40 tokens
+    ("odd", 20, 50257, 768),     # GPT-2 small head, 20 tokens
+    ("odd", 600, 50257, 1024),   # GPT-2 medium head, 600-token prefill
+    ("odd", 2, 32001, 4096),     # Llama-2-7B head (+pad token), 2-token decode
+    ("odd", 130, 32001, 4096),   # Llama-2-7B head (+pad token), 130 tokens
+    ("odd", 6, 50265, 1024),     # BART-large head, 6 tokens
+    ("odd", 300, 50265, 768),    # RoBERTa-base / BART-base head, 300 tokens
+    ("odd", 10, 51865, 1280),    # Whisper large-v2 decoder head, 10 tokens
+    ("odd", 90, 51865, 768),     # Whisper small decoder head, 90 tokens
+    ("odd", 50, 250680, 1024),   # BLOOM-560m head, 50 tokens
+    ("odd", 36, 32001, 5120),    # Llama-2-13B head (+pad token), 36 tokens
+    ("odd", 12, 32002, 4096),    # Mistral-7B head + 2 chat tokens, 12 tokens
+    ("odd", 1000, 3000, 1024),   # generic odd shapes
+    ("odd", 3500, 1999, 1536),
+    ("odd", 700, 7001, 2048),
+    ("odd", 5000, 1000, 768),
+    ("odd", 150, 9999, 2048),
+]
+NN_TWELFTH_CONTROL: list[tuple[str, int, int, int]] = [
+    ("control", 16, 32000, 4096),   # Llama-2-7B / Mistral-7B head, 16 tokens
+    ("control", 320, 51200, 2560),  # Phi-2 head, 320 tokens
+    ("control", 48, 65024, 4544),   # Falcon-7B head, 48 tokens
+    ("control", 256, 151936, 896),  # Qwen2-0.5B head, 256 tokens
+]
+
+
+def nn_twelfth_set() -> list[tuple[str, tuple[str, int, int, int]]]:
+    """The twelfth look's nn unseen-12 measurement, as (split, shape), in the order it is measured."""
+    return [("unseen", s) for s in NN_TWELFTH_ODD + NN_TWELFTH_CONTROL]
+
+
 def nn_tenth_set() -> list[tuple[str, tuple[str, int, int, int]]]:
     """The tenth look's nn measurement, as (split, shape), in the order it is measured: the fit extras first,
     then the unseen extras, then the unseen SHAPES (index % 3 == 1)."""
@@ -165,6 +214,7 @@ def nn_tenth_set() -> list[tuple[str, tuple[str, int, int, int]]]:
 
 
 _NN_TENTH_UNSEEN = {sh[1:] for part, sh in nn_tenth_set() if part == "unseen"}
+_NN_ELEVENTH_UNSEEN = {sh[1:] for part, sh in nn_eleventh_set() if part == "unseen"}
 
 
 def shape_index(m: int, n: int, k: int) -> int | None:
@@ -176,9 +226,12 @@ def row_split(variant: str, recorded: str, m: int, n: int, k: int) -> str:
     """The split a measured row is scored in: nt as recorded (split() at measure time); a row recorded
     "unseen" stays unseen; nn as recorded (the tenth look: the 2026-12-01 rows, all recorded "fit", are fit;
     its new rows carry their declared split; the eleventh look: the tenth look's unseen rows are fit, and only
-    nn_eleventh_set's rows are nn unseen); persistent by variant_split of its SHAPES index."""
+    nn_eleventh_set's rows are nn unseen; the twelfth look: those are fit too, and only nn_twelfth_set's rows are
+    nn unseen); persistent by variant_split of its SHAPES index."""
     if variant == "nn" and recorded == "unseen" and (m, n, k) in _NN_TENTH_UNSEEN:
         return "fit"  # the eleventh look: the tenth look's unseen rows, looked at once, are fit rows now
+    if variant == "nn" and recorded == "unseen" and (m, n, k) in _NN_ELEVENTH_UNSEEN:
+        return "fit"  # the twelfth look: the eleventh look's unseen-11 rows, looked at once, are fit rows now
     if variant in ("nt", "nn") or recorded == "unseen":
         return recorded
     index = shape_index(m, n, k)
@@ -282,10 +335,10 @@ def measure(args) -> None:
                     "date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv)}
     dtypes = args.dtypes.split(",")
     spaces = {dt: measured_space(args.device, dt) for dt in dtypes}
-    if args.set in ("nn-tenth", "nn-eleventh"):
+    if args.set in ("nn-tenth", "nn-eleventh", "nn-twelfth"):
         if variant != "nn":
             raise SystemExit(f"--set {args.set} measures the nn variant")
-        declared = nn_tenth_set() if args.set == "nn-tenth" else nn_eleventh_set()
+        declared = {"nn-tenth": nn_tenth_set, "nn-eleventh": nn_eleventh_set, "nn-twelfth": nn_twelfth_set}[args.set]()
         # shape-major: each shape in both dtypes before the next, in the declared order
         plan = [(dt, part, shape) for part, shape in declared for dt in dtypes]
     else:
@@ -589,10 +642,11 @@ def main(argv: list[str] | None = None):
     m.add_argument("--offset", type=int, default=0,
                    help="with --every N, the shapes whose index is this modulo N; a variant's such shapes are "
                         "recorded as split 'unseen' (measured after its model terms were fitted)")
-    m.add_argument("--set", choices=("nn-tenth", "nn-eleventh"),
+    m.add_argument("--set", choices=("nn-tenth", "nn-eleventh", "nn-twelfth"),
                    help="measure a declared set instead of --every/--offset: nn-tenth is the tenth look's nn fit "
                         "extras and nn unseen shapes (nn_tenth_set), nn-eleventh the eleventh look's nn unseen-11 "
-                        "shapes (nn_eleventh_set), each recorded with its declared split")
+                        "shapes (nn_eleventh_set), nn-twelfth the twelfth look's nn unseen-12 shapes (nn_twelfth_set), "
+                        "each recorded with its declared split")
     s = sub.add_parser("score")
     s.add_argument("raw", nargs="+")
     s.add_argument("--device", default="h200")

@@ -96,6 +96,8 @@ class ModelParams(BaseModel):
     # sm_90 only (perfmodel.gemm, 16-bit wgmma tiles with a row-major B): the shared-memory bytes per clock
     # a K-step sustains, wgmma's operand reads and the bytes cp.async lands together; measured on the H200.
     wgmma_mn_major_smem_bytes_per_clk: Sourced | None = None
+    # Clocks of the SM's load path per warp-wide load of one element per lane (sm_90; T16, perfmodel gemm).
+    scalar_load_request_clk: Sourced | None = None
 
 
 class Node(BaseModel):

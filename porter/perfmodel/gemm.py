@@ -44,7 +44,10 @@ bank conflicts, clock throttling under load, and instruction-issue limits beyond
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, fields
+from functools import cache
+from importlib import resources
 from typing import Protocol
 
 import numpy as np
@@ -83,6 +86,12 @@ FP8_TRANSPOSE_PASSES = 6
 # 4096x4096x8192, 1279 and 1281-1311 at 2048x8192x8192) where 2 and 4 conflicting lanes would double it,
 # while from BN 64 to BN 256 (4 to 16 lanes) the cost per byte rises ~4x (seventh look, 12288x12288x32).
 FP8_TRANSPOSE_MIN_LANES = 4
+# The most stack a compiled config may have and still run (T16, twelfth look; read where a table of compiled
+# resources has the config): bf16 256x128x64 w8 s3 at N off 16 compiles with 40 B of stack (6 LDL per K-step, priced
+# as requests in evaluate) and is the measured best of four nn fit shapes; stacks of hundreds of bytes (128x128x128:
+# 176-208 B, 67-68 LDL/STL per K-step; fp8 BK 256: 600-1400 B) lose. Fit rows (bench/perfmodel_fitscore.py, all fit):
+# 0 B 0.9435, 64 B 0.9476, 128 B 0.9436 (fp8 falls), any 0.93.
+SCALAR_B_STACK_MAX_BYTES = 64
 
 
 def lds_bytes(bm, bn, bk, num_stages, elem_bytes):
@@ -294,8 +303,8 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     # A warp's share of the tile must hold whole matrix instructions: 16 or 32 square on AMD
     # (matrix_instr_nonkdim), m16n8 for mma.sync; a warpgroup's wgmma is m64 by construction.
     fits_warp = (wm >= nonk) & (wn >= nonk) if amd else (wm >= 16) & (wn >= 8)
-    c.legal = ((c.lds <= spec.lds_bytes_per_workgroup.value) & (regs <= cap) & (c.bk >= min_k)
-               & (threads <= 1024) & fits_warp)
+    c.shape_legal = (c.bk >= min_k) & (threads <= 1024) & fits_warp  # what a compile's resources do not decide
+    c.legal = (c.lds <= spec.lds_bytes_per_workgroup.value) & (regs <= cap) & c.shape_legal
     if amd and dev.arch == "gfx950":
         c.legal &= c.kpack == 1  # gfx950 accepts only kpack=1 (Triton's AMD backend overrides others)
 
@@ -351,6 +360,10 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
         transposed = ((0 if traits.b_k_major else c.bn * c.bk * lanes_b)
                       + (0 if traits.a_k_major else c.bm * c.bk * lanes_a))
         op_bytes = op_bytes + np.where(wgmma, FP8_TRANSPOSE_PASSES * transposed * a_b, 0.0)
+        c.transpose_b_clk = np.where(wgmma, FP8_TRANSPOSE_PASSES * (0 if traits.b_k_major else c.bn * c.bk * lanes_b)
+                                     * a_b, 0.0) / lds_clk_rate
+    else:
+        c.transpose_b_clk = np.zeros_like(c.bm)
     c.lds_clk = op_bytes / lds_clk_rate
     # sm_90's wgmma tiles (NVIDIA only; measured per K-step on the H200's fit rows, the evidence note
     # of 2026-12-01, sixth look): a K-step costs its math at the datasheet rate plus the bytes
@@ -451,6 +464,14 @@ def _scalar_b_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndar
     - shared memory: num_stages A tiles and one B tile.
     nt is not affected (its B stride is K; compiled unchanged: same LDGSTS, registers, shared memory),
     nor any other device here (not compiled). Evaluate uses these arrays when N % 16 != 0.
+
+    T16 (the evidence note's twelfth look) replaces the count where the kernel's Triton release and target have a
+    table of compiled resources (`compiled_scalar_b`: Triton 3.6 on sm_90, every config of the H200 space): the
+    count rules out configs that compile to 255 registers without a stack and win (fp8 128x128x64 w4 s3, bf16
+    256x128x64 w8 s3), and keeps 16x128x32 w4 s3, which compiles to 56 registers that wait 8 latencies per K-step.
+    It also prices, for every N-off-16 config, B's scalar loads as warp-wide requests through the SM
+    ([model] scalar_load_request_clk per request, in evaluate's loads), the growth of the K-step with B's
+    elements that one latency per K-step left unpriced.
     """
     c.scalar_b = (not traits.b_k_major) and dev.vendor == "nvidia" and dev.arch == "sm_90"
     if not c.scalar_b:
@@ -459,18 +480,77 @@ def _scalar_b_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndar
     elems = c.bn * c.bk  # B elements per K-step, one scalar load (and one store) each
     fp8_wgmma = c.wgmma & (a_b == 1)
     accesses = elems * np.where(fp8_wgmma, 1.0, 2.0)
-    c.scalar_b_lds_clk = c.lds_clk + accesses / spec.lds_banks.value
+    lds_clk = c.lds_clk + accesses / spec.lds_banks.value
+    requests = elems / dev.wave_size  # warp-wide scalar loads of B per K-step (T16)
     regs = c.regs + 3 * elems / threads
-    c.scalar_b_legal = c.legal & (regs <= spec.max_registers_per_lane.value)
+    legal = c.legal & (regs <= spec.max_registers_per_lane.value)
     lds = np.maximum(1, c.ns) * c.bm * c.bk * a_b + elems * a_b
+    rounds = np.ones_like(c.bm)
+    # T16 (twelfth look): where a table of the kernel's compiles for its Triton release and target has the config,
+    # the compile decides what T13 counted: registers and shared memory as compiled (residency), ruled out only
+    # when it spills past SCALAR_B_STACK_MAX_BYTES; the memory latencies a K-step waits, from the order of the
+    # loop's loads and stores (one where every load is issued before the first store; 8 at bf16 16x128x32 w4 s3,
+    # 56 registers, which interleaves them); its spill traffic (LDL / STL per K-step) as warp-wide requests like
+    # B's loads; and no transposing byte store for an fp8 wgmma tile whose loop packs B's bytes along K into
+    # 16-byte stores (no STS.U8 in the loop: 71 of 232 fp8 wgmma configs; the others store per byte, T2 stays).
+    table = compiled_scalar_b(traits, dev.arch, c.dtype)
+    if table is not None:
+        for i, cfg in enumerate(c.configs):
+            row = table.get(f"{cfg.block_m}x{cfg.block_n}x{cfg.block_k} w{cfg.num_warps} s{cfg.num_stages}")
+            if row is None:
+                continue
+            regs[i], lds[i] = row.registers, row.shared_bytes
+            legal[i] = (c.shape_legal[i] and row.stack_bytes <= SCALAR_B_STACK_MAX_BYTES
+                        and row.shared_bytes <= spec.lds_bytes_per_workgroup.value)
+            requests[i] += row.loop_local_accesses * cfg.num_warps
+            rounds[i] = max(1.0, row.loop_latency_rounds)
+            if fp8_wgmma[i] and row.loop_byte_stores == 0:
+                lds_clk[i] -= c.transpose_b_clk[i]
+    c.scalar_b_legal, c.scalar_b_lds_clk, c.scalar_b_requests = legal, lds_clk, requests
+    granule = spec.vgpr_granule.value
     by_lds = np.floor(spec.lds_bytes_per_cu.value / lds)
     by_waves = np.floor(spec.max_waves_per_cu.value / c.nw)
-    by_regs = np.floor(spec.register_bytes_per_cu.value / (regs * 4 * threads))
+    by_regs = np.floor(spec.register_bytes_per_cu.value / (np.ceil(regs / granule) * granule * 4 * threads))
     resident = np.maximum(1, np.minimum.reduce([by_lds, by_waves, by_regs,
                                                 np.full_like(by_lds, MAX_WORKGROUPS_PER_CU)]))
     c.scalar_b_resident = np.ones_like(resident) if traits.persistent else resident
     c.scalar_b_regs, c.scalar_b_lds = regs, lds
-    c.scalar_b_latencies = np.ones_like(c.bm)
+    c.scalar_b_latencies = rounds
+
+
+@dataclass(frozen=True)
+class CompiledResources:
+    """One config's resources as a Triton release compiled it (a row of a porter/perfmodel/data table)."""
+
+    registers: int
+    stack_bytes: int
+    shared_bytes: int
+    loop_instructions: int
+    loop_scalar_b_loads: int
+    loop_local_accesses: int
+    loop_byte_stores: int
+    loop_latency_rounds: float
+
+
+# Tables of compiled resources: (Triton release, target arch, layout) -> the data file. Each file says how it was made.
+COMPILED_TABLES = {((3, 6), "sm_90", "nn"): "triton-3.6-sm90a-nn-scalar-b.json"}
+# The release the sm_90 terms were measured with, assumed where Traits.triton is unknown (as serializes_wide_wgmma).
+ASSUMED_TRITON = (3, 6)
+
+
+def compiled_scalar_b(traits: Traits, arch: str, dtype: str) -> dict[str, CompiledResources] | None:
+    """The compiled resources of the nn kernel at N off 16 for the kernel's Triton release and target, per config
+    label "BMxBNxBK wW sS"; None where no table matches (the model then keeps T13's count)."""
+    name = COMPILED_TABLES.get((traits.triton or ASSUMED_TRITON, arch, traits.layout))
+    return None if name is None else _load_table(name).get(dtype)
+
+
+@cache
+def _load_table(name: str) -> dict[str, dict[str, CompiledResources]]:
+    data = json.loads((resources.files(__package__) / "data" / name).read_text())
+    cols = data["columns"]
+    return {dt: {cfg: CompiledResources(**dict(zip(cols, row))) for cfg, row in rows.items()}
+            for dt, rows in data["configs"].items()}
 
 
 class LaunchConfig(Protocol):
@@ -518,6 +598,7 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     # Bytes a K-step loads: rows and columns past the matrix edge are masked, never fetched.
     tile_bytes = (np.minimum(c.bm, m) + np.minimum(c.bn, n)) * c.bk * a_b
     scalar_b = c.scalar_b and n % 16 != 0  # T13: B row-major with N off 16 (_scalar_b_costs)
+    request_clk = 0.0 if dev.model.scalar_load_request_clk is None else dev.model.scalar_load_request_clk.value
     resident = c.scalar_b_resident if scalar_b else c.resident
     lds_clk = c.scalar_b_lds_clk if scalar_b else c.lds_clk
     exposed_latencies = np.maximum(c.exposed_latencies, c.scalar_b_latencies) if scalar_b else c.exposed_latencies
@@ -549,6 +630,8 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
         # Global loads of one K-step for the CU's workgroups: the bytes at the CU's L2 bandwidth,
         # and, with `depth` steps in flight per workgroup, one latency per that many steps.
         transfer = per_cu * tile_bytes / cu_bw
+        if scalar_b:  # T16: B's scalar loads (and spill traffic) go through the SM one warp-wide request at a time
+            transfer = transfer + per_cu * c.scalar_b_requests * request_clk / clk
         load = np.maximum(transfer, (latency + transfer) / depth)
         core = np.maximum(compute, lds)
         # The CU's matrix unit is shared by its workgroups, but each workgroup also waits on its

@@ -13,7 +13,7 @@ from porter import hardware
 from porter import triton_source as src
 from porter.cli import app
 from porter.perfmodel import GemmConfig, Traits, select
-from porter.perfmodel.gemm import BOUNDS, FP8_TRANSPOSE_PASSES, Candidates, Gemm, evaluate, predict, triton_release
+from porter.perfmodel.gemm import BOUNDS, FP8_TRANSPOSE_PASSES, Candidates, Gemm, compiled_scalar_b, evaluate, predict, triton_release
 
 CFG = GemmConfig(128, 64, 64, num_warps=4, num_stages=2)
 
@@ -170,10 +170,12 @@ def test_row_major_b_with_n_off_16_is_loaded_by_scalar_loads_unpipelined():
     # Triton 3.6.0's sm_90a compile of the nn kernel at N = 5000 (evidence note 2026-12-01, ninth look):
     # 128x64x64 w4 s3 bf16 loads B by 32 LDG.E.U16 per thread per K-step (64 x 64 elements / 128 threads)
     # into one shared buffer (57344 B = 3 x 16 KiB of A + 8 KiB of B), stores them by 32 STS.U16, then
-    # waits its wgmma; 230 registers (1 resident slot fewer). The model, by hand:
+    # waits its wgmma; 230 registers (1 resident slot fewer). The model, by hand, where no table of compiled
+    # resources matches the kernel's Triton (3.9 here; for 3.6 on sm_90 the compile decides, T16, test below):
     h200 = hardware.get("h200")
     cfg = GemmConfig(128, 64, 64, num_warps=4, num_stages=3)
-    c = Candidates([cfg], h200, "bf16", Traits("nn"))
+    nn39 = Traits("nn", triton=(3, 9))
+    c = Candidates([cfg], h200, "bf16", nn39)
     assert c.scalar_b and not Candidates([cfg], h200, "bf16", Traits("nt")).scalar_b  # nt's B stride is K
     assert not Candidates([cfg], hardware.get("mi350x"), "bf16", Traits("nn")).scalar_b  # compiled for sm_90 only
     # registers: 64 accumulator + 40 + 3 x 32 elements (address pair + value each) = 200 (compiled 230)
@@ -188,19 +190,63 @@ def test_row_major_b_with_n_off_16_is_loaded_by_scalar_loads_unpipelined():
     # wgmma step (T14: 32768 B of operand reads + 24576 B landed at 105 B/clk = 546.1 clk, over the math's
     # 256.1 and the scalar path's 512 of shared memory) + 150 overhead = 696.1 clk, below its loads (2448.5
     # clk latency + 24576 B / 38.7 B/clk = 635.0, over 2 in flight: 1541.8 clk), which bind. N 56: 546.1 +
-    # 150 + one latency 2448.5 = 3144.6 clk binds.
+    # 150 + one latency 2448.5 = 3144.6 clk binds (T16's 128 scalar requests at 5 clk add 640 clk to the loads:
+    # (2448.5 + 635.0 + 640) / 2 = 1861.7, still below).
     clk = h200.clock_hz
-    (t64,), _ = evaluate(Gemm(128, 64, 6400, "bf16", Traits("nn")), c)
-    (t56,), _ = evaluate(Gemm(128, 56, 6400, "bf16", Traits("nn")), c)
+    (t64,), _ = evaluate(Gemm(128, 64, 6400, "bf16", nn39), c)
+    (t56,), _ = evaluate(Gemm(128, 56, 6400, "bf16", nn39), c)
     assert t56 - t64 == pytest.approx(100 * (3144.6 - 1541.8) / clk, rel=2e-3)
     # A config whose registers would pass 255 is ruled out at N off 16: 256x128x128 w8 s2 needs
     # 128 + 40 + 3 x 64 = 360 (compiled: 255 and 712 B of spill stack); at N = 5008 it is legal.
     big = GemmConfig(256, 128, 128, num_warps=8, num_stages=2)
     with pytest.raises(ValueError, match="at N = 5000"):
-        predict(Gemm(3000, 5000, 2000, "bf16", Traits("nn")), big, h200)
-    assert predict(Gemm(3000, 5008, 2000, "bf16", Traits("nn")), big, h200).registers == 168
-    odd = predict(Gemm(3000, 5000, 2000, "bf16", Traits("nn")), cfg, h200)
+        predict(Gemm(3000, 5000, 2000, "bf16", nn39), big, h200)
+    assert predict(Gemm(3000, 5008, 2000, "bf16", nn39), big, h200).registers == 168
+    odd = predict(Gemm(3000, 5000, 2000, "bf16", nn39), cfg, h200)
     assert (odd.resident, odd.registers, odd.lds_bytes) == (2, 200, 57344)
+
+
+def test_scalar_b_resources_and_latencies_follow_triton_36s_compile():
+    """T16 (twelfth look): for Triton 3.6 on sm_90 (the table porter/perfmodel/data/triton-3.6-sm90a-nn-scalar-b.json,
+    every config of the H200 space compiled for nn at N off 16), the compile decides what T13 counted."""
+    h200 = hardware.get("h200")
+    cfgs = [GemmConfig(bm, bn, bk, num_warps=w, num_stages=st) for bm, bn, bk, w, st in
+            ((256, 128, 64, 8, 3), (256, 128, 128, 8, 2), (16, 128, 32, 4, 3), (64, 128, 32, 4, 4))]
+    c, c39 = (Candidates(cfgs, h200, "bf16", Traits("nn", triton=t)) for t in ((3, 6), (3, 9)))
+    # 256x128x64 w8 s3 bf16, the measured best of four nn fit shapes at N off 16 (3000x5000x2000, ...): T13 counts
+    # 128 + 40 + 3 x 32 = 264 registers and rules it out; compiled, 255 with 40 B of stack (6 LDL per K-step).
+    assert not c39.scalar_b_legal[0] and c39.scalar_b_regs[0] == 264
+    assert c.scalar_b_legal[0] and c.scalar_b_regs[0] == 255 and c.scalar_b_resident[0] == 1
+    # ... its requests per K-step: 128 x 64 / 32 warp-wide loads + 6 LDL x 8 warps
+    assert c.scalar_b_requests[0] == 256 + 48 and c39.scalar_b_requests[0] == 256
+    # 256x128x128 w8 s2 spills 712 B as compiled: ruled out either way
+    assert not c.scalar_b_legal[1] and not c39.scalar_b_legal[1]
+    # 16x128x32 w4 s3 compiles to 56 registers and interleaves its 32 loads with their stores (5 loads, 2 stores,
+    # 1 load, 3 stores, ...): 8 latencies per K-step, where 64x128x32 w4 s4 (168 registers) issues all 32 first: 1
+    assert c.scalar_b_regs[2] == 56 and c.scalar_b_resident[2] == 9
+    assert c.scalar_b_latencies[2] == pytest.approx(8.01) and c.scalar_b_latencies[3] == pytest.approx(1.01)
+    assert list(c39.scalar_b_latencies) == [1.0] * 4
+    # measured on the fit shape bf16 12x50257x1024 (one wave): 16x128x32 w4 s3 0.401 of the best (64x128x32 w4 s4);
+    # T13 prices the two alike, T16 ranks the second first
+    shape = Gemm(12, 50257, 1024, "bf16", Traits("nn"))
+    slow, fast = (predict(shape, cfg, h200).time_s for cfg in cfgs[2:])
+    assert fast < slow / 2
+    # fp8 128x128x64 w4 s3, the measured best of five nn fit shapes at N off 16: T13 counts 360 registers; compiled
+    # 255, no stack, and its loop packs B's bytes along K (PRMT, 16-byte stores; no STS.U8): no transposing store
+    fp8 = [GemmConfig(128, 128, 64, num_warps=4, num_stages=3), GemmConfig(128, 32, 128, num_warps=4, num_stages=2)]
+    f, f39 = (Candidates(fp8, h200, "fp8", Traits("nn", triton=t)) for t in ((3, 6), (3, 9)))
+    assert not f39.scalar_b_legal[0] and f.scalar_b_legal[0] and f.scalar_b_resident[0] == 2
+    assert f.transpose_b_clk[0] > 0
+    assert f.scalar_b_lds_clk[0] == pytest.approx(f39.scalar_b_lds_clk[0] - f.transpose_b_clk[0])
+    # 128x32x128 w4 s2 stores per byte (STS.U8 in its loop): T2 stays
+    assert f.scalar_b_lds_clk[1] == f39.scalar_b_lds_clk[1]
+    # on the fit shape fp8 72x32001x4096 the model of the eleventh look picked 128x32x128 w4 s2 (0.496 of the best)
+    shape = Gemm(72, 32001, 4096, "fp8", Traits("nn"))
+    assert predict(shape, fp8[0], h200).time_s < predict(shape, fp8[1], h200).time_s
+    # the table is read only where the compiling release and the target match
+    assert compiled_scalar_b(Traits("nn"), "sm_90", "bf16") is not None
+    assert compiled_scalar_b(Traits("nn", triton=(3, 9)), "sm_90", "bf16") is None
+    assert compiled_scalar_b(Traits("nn"), "sm_100", "bf16") is None
 
 
 def test_fp8_wgmma_step_is_the_larger_of_landed_bytes_and_its_sustained_rate():

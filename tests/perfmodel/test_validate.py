@@ -115,9 +115,39 @@ def test_eleventh_look_nn_split_is_declared_and_fresh(validate):
     # the grid part is measured smallest first, so a deadline cuts the largest shapes
     flops = [m * n * k for m, n, k in shapes[len(validate.NN_ELEVENTH_EXTRA):]]
     assert flops == sorted(flops)
-    for m, n, k in shapes:
-        assert validate.row_split("nn", "unseen", m, n, k) == "unseen"
+    for m, n, k in shapes:  # recorded unseen; fit rows since the twelfth look's reset
+        assert validate.row_split("nn", "unseen", m, n, k) == "fit"
     # what was measured is the declared set, recorded unseen
     raw = json.loads((ROOT / "bench" / "results" / "perfmodel-h200-raw-nn-eleventh-2026-12-01.json").read_text())
     assert {(r["m"], r["n"], r["k"]) for r in raw["results"].values()} == set(shapes)
     assert {r["split"] for r in raw["results"].values()} == {"unseen"}
+
+
+def test_twelfth_look_nn_split_is_declared_and_fresh(validate):
+    """The twelfth look's reset: the eleventh look's nn unseen-11 rows are fit; nn unseen-12 is vocabulary heads and
+    generic shapes with M and N off 16 (one specialisation) plus N-on-16 controls, none measured before for any
+    variant (bench/results' raw files)."""
+    measured = set()
+    for path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-*.json"):
+        if path.name == "perfmodel-h200-raw-nn-twelfth-2026-12-01.json":
+            continue  # the twelfth look's own measurement of this set
+        for r in json.loads(path.read_text())["results"].values():
+            measured.add((r["m"], r["n"], r["k"]))
+    eleventh = json.loads((ROOT / "bench" / "results" / "perfmodel-h200-raw-nn-eleventh-2026-12-01.json").read_text())
+    for r in eleventh["results"].values():
+        assert validate.row_split("nn", r["split"], r["m"], r["n"], r["k"]) == "fit"
+    plan = validate.nn_twelfth_set()
+    shapes = [sh[1:] for _, sh in plan]
+    assert {part for part, _ in plan} == {"unseen"} and len(shapes) == len(set(shapes))
+    assert not set(shapes) & measured
+    for _, m, n, k in validate.NN_TWELFTH_ODD:
+        assert validate._specialisation(m, n, k) == (255, 255, 256) and m > 1
+    for _, m, n, k in validate.NN_TWELFTH_CONTROL:
+        assert validate._specialisation(m, n, k) == (256, 256, 256)
+    for m, n, k in shapes:
+        assert validate.row_split("nn", "unseen", m, n, k) == "unseen"
+    raw_path = ROOT / "bench" / "results" / "perfmodel-h200-raw-nn-twelfth-2026-12-01.json"
+    if raw_path.exists():  # what was measured is (a prefix of) the declared set, recorded unseen
+        raw = json.loads(raw_path.read_text())
+        got = {(r["m"], r["n"], r["k"]) for r in raw["results"].values()}
+        assert got <= set(shapes) and {r["split"] for r in raw["results"].values()} == {"unseen"}
