@@ -74,6 +74,7 @@ def compile_config(variant: str, dtype: str, cfg: tuple[int, int, int, int, int]
             "stack_bytes": int(stack.group(1)) if stack else None, "shared_bytes": kernel.metadata.shared,
             "kernel": {op: sum(op in o for _, o in instructions) for op in OPCODES},
             "loop_instructions": len(loop), "loop": {op: sum(op in o for o in loop) for op in OPCODES},
+            "loop_constant_loads": sum(_opcode(o).startswith("LDC") for o in loop),
             "loop_latency_rounds": latency_rounds(loop)}
 
 
@@ -103,6 +104,12 @@ def latency_rounds(loop: list[str], latency: int = 2449) -> float:
     return round(t / latency, 2)
 
 
+def _opcode(instruction: str) -> str:
+    """The opcode of a SASS instruction, past its predicate (``@P6 LDG.E.U16 ...`` -> ``LDG.E.U16``)."""
+    words = instruction.split()
+    return words[1] if words[0].startswith("@") and len(words) > 1 else words[0]
+
+
 def _main_loop(instructions: list[tuple[int, str]]) -> list[str]:
     """The instructions of the longest backward branch's body."""
     best = (0, 0)
@@ -114,7 +121,7 @@ def _main_loop(instructions: list[tuple[int, str]]) -> list[str]:
 
 
 TABLE_COLUMNS = ("registers", "stack_bytes", "shared_bytes", "loop_instructions", "loop_scalar_b_loads",
-                 "loop_local_accesses", "loop_byte_stores", "loop_latency_rounds")
+                 "loop_local_accesses", "loop_byte_stores", "loop_latency_rounds", "loop_constant_loads")
 
 
 def write_table(out: Path, sources: list[str]) -> None:
@@ -131,7 +138,7 @@ def write_table(out: Path, sources: list[str]) -> None:
             table.setdefault(r["dtype"], {})[r["config"]] = [
                 r["registers"], r["stack_bytes"], r["shared_bytes"], r["loop_instructions"],
                 loop["LDG.E.U16"] + loop["LDG.E.U8"], loop["LDL"] + loop["STL"], loop["STS.U8"],
-                r["loop_latency_rounds"]]
+                r["loop_latency_rounds"], r["loop_constant_loads"]]
     if len(triton) != 1:
         raise SystemExit(f"compiles of more than one Triton release: {sorted(triton)}")
     provenance = {
@@ -149,7 +156,9 @@ def write_table(out: Path, sources: list[str]) -> None:
             "loop_local_accesses": "LDL + STL in that loop (spill traffic per K-step)",
             "loop_byte_stores": "STS.U8 in that loop: B stored to shared memory a byte per lane (fp8)",
             "loop_latency_rounds": "memory latencies one pass of that loop waits in B's scalar loads "
-                                   "(latency_rounds: its loads and stores replayed in order)"},
+                                   "(latency_rounds: its loads and stores replayed in order)",
+            "loop_constant_loads": "LDC in that loop (not ULDC): constant-bank loads, B's row stride reloaded to "
+                                   "rebuild its scalar-load addresses where the compile is short of registers"},
         "command": "PYTHONPATH=<triton 3.6.0 unpacked> python bench/perfmodel_compile_facts.py --variant nn "
                    "--dtype {bf16,fp8} --space > {dtype}.jsonl; python bench/perfmodel_compile_facts.py "
                    "--table <this file> bf16.jsonl fp8.jsonl",

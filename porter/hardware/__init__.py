@@ -98,6 +98,9 @@ class ModelParams(BaseModel):
     wgmma_mn_major_smem_bytes_per_clk: Sourced | None = None
     # Clocks of the SM's load path per warp-wide load of one element per lane (sm_90; T16, perfmodel gemm).
     scalar_load_request_clk: Sourced | None = None
+    # Clocks one constant-bank load (LDC) adds to a K-step where a compile rebuilds B's scalar-load addresses from
+    # B's stride in the loop (sm_90; T17, perfmodel gemm).
+    scalar_b_constant_load_clk: Sourced | None = None
 
 
 class Node(BaseModel):

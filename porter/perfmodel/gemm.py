@@ -486,6 +486,7 @@ def _scalar_b_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndar
     legal = c.legal & (regs <= spec.max_registers_per_lane.value)
     lds = np.maximum(1, c.ns) * c.bm * c.bk * a_b + elems * a_b
     rounds = np.ones_like(c.bm)
+    constant_loads = np.zeros_like(c.bm)
     # T16 (twelfth look): where a table of the kernel's compiles for its Triton release and target has the config,
     # the compile decides what T13 counted: registers and shared memory as compiled (residency), ruled out only
     # when it spills past SCALAR_B_STACK_MAX_BYTES; the memory latencies a K-step waits, from the order of the
@@ -504,6 +505,7 @@ def _scalar_b_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndar
                         and row.shared_bytes <= spec.lds_bytes_per_workgroup.value)
             requests[i] += row.loop_local_accesses * cfg.num_warps
             rounds[i] = max(1.0, row.loop_latency_rounds)
+            constant_loads[i] = row.loop_constant_loads
             if fp8_wgmma[i] and row.loop_byte_stores == 0:
                 lds_clk[i] -= c.transpose_b_clk[i]
     c.scalar_b_legal, c.scalar_b_lds_clk, c.scalar_b_requests = legal, lds_clk, requests
@@ -516,6 +518,12 @@ def _scalar_b_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndar
     c.scalar_b_resident = np.ones_like(resident) if traits.persistent else resident
     c.scalar_b_regs, c.scalar_b_lds = regs, lds
     c.scalar_b_latencies = rounds
+    # T17 (thirteenth look): a compile short of registers rematerializes B's row addresses in the loop, each from
+    # B's row stride reloaded out of the constant bank (LDC c[0x0][0x238], then IMAD and IMAD.WIDE, then the
+    # scalar LDG): bf16 128x128x64 w4 s3 has 53 such LDC per K-step, its 255-register twin 64x128x64 w4 s3 two.
+    # Each sits on its load's address chain, so the K-step's loads issue one constant-load latency apart:
+    # evaluate adds loop_constant_loads x [model] scalar_b_constant_load_clk to the workgroup's own time.
+    c.scalar_b_constant_loads = constant_loads
 
 
 @dataclass(frozen=True)
@@ -530,6 +538,7 @@ class CompiledResources:
     loop_local_accesses: int
     loop_byte_stores: int
     loop_latency_rounds: float
+    loop_constant_loads: int
 
 
 # Tables of compiled resources: (Triton release, target arch, layout) -> the data file. Each file says how it was made.
@@ -599,6 +608,8 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     tile_bytes = (np.minimum(c.bm, m) + np.minimum(c.bn, n)) * c.bk * a_b
     scalar_b = c.scalar_b and n % 16 != 0  # T13: B row-major with N off 16 (_scalar_b_costs)
     request_clk = 0.0 if dev.model.scalar_load_request_clk is None else dev.model.scalar_load_request_clk.value
+    constant_clk = (0.0 if dev.model.scalar_b_constant_load_clk is None
+                    else dev.model.scalar_b_constant_load_clk.value)
     resident = c.scalar_b_resident if scalar_b else c.resident
     lds_clk = c.scalar_b_lds_clk if scalar_b else c.lds_clk
     exposed_latencies = np.maximum(c.exposed_latencies, c.scalar_b_latencies) if scalar_b else c.exposed_latencies
@@ -641,6 +652,8 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
         # un-pipelined (c.exposed_latencies).
         own = (core / (per_cu * c.streams) + overhead * c.overhead_share + exposed_latencies * latency
                + serialized)
+        if scalar_b:  # T17: B's row addresses rebuilt from constant loads, one latency apart (_scalar_b_costs)
+            own = own + c.scalar_b_constant_loads * constant_clk / clk
         busy = np.maximum(core, own)
         step = np.where(c.pipelined, np.maximum(busy, load), busy + load)
         per_iter_bound = np.select([step < load * 1.0001, core == compute], [2, 0], 1)

@@ -249,6 +249,35 @@ def test_scalar_b_resources_and_latencies_follow_triton_36s_compile():
     assert compiled_scalar_b(Traits("nn"), "sm_100", "bf16") is None
 
 
+def test_scalar_b_addresses_rebuilt_from_constant_loads_cost_each_k_step():
+    """T17 (thirteenth look): where Triton 3.6's compile is short of registers it rebuilds B's scalar-load addresses
+    in the loop from B's row stride reloaded out of the constant bank (LDC, then IMAD, IMAD.WIDE, LDG): each LDC
+    adds [model] scalar_b_constant_load_clk to the workgroup's K-step."""
+    h200 = hardware.get("h200")
+    cfgs = [GemmConfig(128, 128, 64, num_warps=4, num_stages=3), GemmConfig(256, 128, 64, num_warps=8, num_stages=3),
+            GemmConfig(16, 128, 128, num_warps=8, num_stages=3)]
+    c, c39 = (Candidates(cfgs, h200, "bf16", Traits("nn", triton=t)) for t in ((3, 6), (3, 9)))
+    # the compiled loops: 53 LDC at bf16 128x128x64 w4 s3 (255 registers), 1 at 256x128x64 w8 s3, none at 16x128x128 w8
+    assert list(c.scalar_b_constant_loads) == [53, 1, 0]
+    assert list(c39.scalar_b_constant_loads) == [0, 0, 0]  # no table for Triton 3.9: no term
+    assert compiled_scalar_b(Traits("nn"), "sm_90", "bf16")["128x128x64 w4 s3"].loop_constant_loads == 53
+    without = h200.model_copy(update={"model": h200.model.model_copy(update={"scalar_b_constant_load_clk": None})})
+    # on the fit shape bf16 700x7001x2048 (N off 16) 128x128x64 w4 s3 measures 193 us, 0.685 of the best, and
+    # 256x128x64 w8 s3 149 us; without T17 the model ranked the first first (146 against 148 us)
+    shape = Gemm(700, 7001, 2048, "bf16", Traits("nn"))
+    t, t0 = ([predict(shape, cfg, dev).time_s for cfg in cfgs] for dev in (h200, without))
+    assert t0[0] < t0[1] and t[1] < t[0]
+    assert t[2] == t0[2]  # no constant loads, no change
+    # the term is the workgroup's own time: one K-step of a lone workgroup (one tile, one wave) gains 53 x 50 clk
+    lone = Gemm(128, 125, 6400, "bf16", Traits("nn"))
+    (a,), _ = evaluate(lone, Candidates(cfgs[:1], h200, "bf16", Traits("nn")))
+    (b,), _ = evaluate(lone, Candidates(cfgs[:1], without, "bf16", Traits("nn")))
+    assert a - b == pytest.approx(100 * 53 * h200.model.scalar_b_constant_load_clk.value / h200.clock_hz, rel=1e-6)
+    # at N on 16 B is loaded in 16-byte vectors (no scalar loop): no term
+    on16 = Gemm(700, 7008, 2048, "bf16", Traits("nn"))
+    assert predict(on16, cfgs[0], h200).time_s == predict(on16, cfgs[0], without).time_s
+
+
 def test_fp8_wgmma_step_is_the_larger_of_landed_bytes_and_its_sustained_rate():
     # H200 fp8 at 1979 TFLOP/s: 8192.6 flop/clk per SM. 128x128x128: 512 clk of math + 32 KiB landed at
     # 128 B/clk = 768 > 512 / 0.70; 256x128x64: 512 + 24 KiB / 128 = 704 < 512 / 0.70 = 731.

@@ -144,10 +144,48 @@ def test_twelfth_look_nn_split_is_declared_and_fresh(validate):
         assert validate._specialisation(m, n, k) == (255, 255, 256) and m > 1
     for _, m, n, k in validate.NN_TWELFTH_CONTROL:
         assert validate._specialisation(m, n, k) == (256, 256, 256)
-    for m, n, k in shapes:
-        assert validate.row_split("nn", "unseen", m, n, k) == "unseen"
+    for m, n, k in shapes:  # recorded unseen; fit rows since the thirteenth look's reset
+        assert validate.row_split("nn", "unseen", m, n, k) == "fit"
     raw_path = ROOT / "bench" / "results" / "perfmodel-h200-raw-nn-twelfth-2026-12-01.json"
     if raw_path.exists():  # what was measured is (a prefix of) the declared set, recorded unseen
+        raw = json.loads(raw_path.read_text())
+        got = {(r["m"], r["n"], r["k"]) for r in raw["results"].values()}
+        assert got <= set(shapes) and {r["split"] for r in raw["results"].values()} == {"unseen"}
+
+
+def test_thirteenth_look_nn_split_is_declared_and_fresh(validate):
+    """The thirteenth look's reset: the twelfth look's nn unseen-12 rows are fit; nn unseen-13 is shapes of the classes
+    the twelfth look missed (M 100-5000 and decode M <= 64 with M and N off 16; M <= 64 on 16) plus controls, none
+    measured before for any variant (bench/results' raw files), in two specialisations."""
+    measured = set()
+    for path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-*.json"):
+        if path.name.startswith("perfmodel-h200-raw-nn-thirteenth-"):
+            continue  # the thirteenth look's own measurement of this set, once taken (named by its date)
+        for r in json.loads(path.read_text())["results"].values():
+            measured.add((r["m"], r["n"], r["k"]))
+    twelfth = json.loads((ROOT / "bench" / "results" / "perfmodel-h200-raw-nn-twelfth-2026-12-01.json").read_text())
+    assert twelfth["results"]
+    for r in twelfth["results"].values():
+        assert validate.row_split("nn", r["split"], r["m"], r["n"], r["k"]) == "fit"
+    plan = validate.nn_thirteenth_set()
+    shapes = [sh[1:] for _, sh in plan]
+    assert {part for part, _ in plan} == {"unseen"} and len(shapes) == len(set(shapes)) == 29
+    assert not set(shapes) & measured
+    for _, m, n, k in validate.NN_THIRTEENTH_MID:
+        assert 100 <= m <= 5000 and validate._specialisation(m, n, k) == (255, 255, 256)
+    for _, m, n, k in validate.NN_THIRTEENTH_DECODE:
+        assert 1 < m <= 64 and validate._specialisation(m, n, k) == (255, 255, 256)
+    for _, m, n, k in validate.NN_THIRTEENTH_SMALL_M:
+        assert m in (16, 32, 48, 64) and validate._specialisation(m, n, k) == (256, 256, 256)
+    for _, m, n, k in validate.NN_THIRTEENTH_CONTROL:
+        assert m > 64 and validate._specialisation(m, n, k) == (256, 256, 256)
+    # the controls are measured last, so a deadline cuts them first
+    assert [sh[0] for _, sh in plan][-len(validate.NN_THIRTEENTH_CONTROL):] == ["control"] * 3
+    for m, n, k in shapes:
+        assert validate.row_split("nn", "unseen", m, n, k) == "unseen"
+        assert validate.row_split("nn", "fit", m, n, k) == "fit"
+    for raw_path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-nn-thirteenth-*.json"):
+        # what was measured is (a prefix of) the declared set, recorded unseen
         raw = json.loads(raw_path.read_text())
         got = {(r["m"], r["n"], r["k"]) for r in raw["results"].values()}
         assert got <= set(shapes) and {r["split"] for r in raw["results"].values()} == {"unseen"}
