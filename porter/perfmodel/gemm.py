@@ -239,6 +239,18 @@ class Candidates:
     def __len__(self) -> int:
         return len(self.configs)
 
+    def scalar_b_at(self, n: int) -> bool:
+        """Whether a problem with this N loads a row-major B one element per lane (T13: N off a
+        multiple of 16 on sm_90, `_scalar_b_costs`), so that the scalar_b_* columns apply."""
+        return self.scalar_b and n % 16 != 0
+
+    def resources(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(legal, resident workgroups per CU, LDS bytes, registers per lane) of every config, for a
+        problem with this N."""
+        if self.scalar_b_at(n):
+            return self.scalar_b_legal, self.scalar_b_resident, self.scalar_b_lds, self.scalar_b_regs
+        return self.legal, self.resident, self.lds, self.regs
+
 
 def _warp_grid(bm, bn, nw, min_m):
     """Warps along M and N as Triton's MMA layouts place them: along M while rows last (min_m rows
@@ -308,14 +320,7 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     if amd and dev.arch == "gfx950":
         c.legal &= c.kpack == 1  # gfx950 accepts only kpack=1 (Triton's AMD backend overrides others)
 
-    # Residency: LDS, warps, registers and the hardware's block limit, whichever binds first.
-    by_lds = np.floor(spec.lds_bytes_per_cu.value / c.lds)
-    by_waves = np.floor(spec.max_waves_per_cu.value / c.nw)
-    by_regs = np.floor(spec.register_bytes_per_cu.value / (regs * 4 * threads))
-    c.resident = np.maximum(1, np.minimum.reduce([by_lds, by_waves, by_regs,
-                                                 np.full_like(by_lds, MAX_WORKGROUPS_PER_CU)]))
-    if traits.persistent:
-        c.resident = np.ones_like(c.resident)
+    c.resident = _residency(spec, c.lds, c.nw, regs, threads, traits.persistent)
     # The instruction streams that fill each other's gaps at the matrix unit: the CU's resident
     # workgroups, counted in evaluate(). A persistent kernel has one workgroup per CU for the whole
     # run, and there its warps (waves) do it: one stream per SM sub-partition (SIMD) they fill, a
@@ -442,6 +447,16 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     _scalar_b_costs(c, dev, traits, threads)
 
 
+def _residency(spec, lds, nw, regs, threads, persistent: bool) -> np.ndarray:
+    """Workgroups resident per CU: LDS, warps, registers (per lane, as allocated) and the hardware's
+    block limit, whichever binds first; one for a persistent kernel (one program per CU)."""
+    by_lds = np.floor(spec.lds_bytes_per_cu.value / lds)
+    by_waves = np.floor(spec.max_waves_per_cu.value / nw)
+    by_regs = np.floor(spec.register_bytes_per_cu.value / (regs * 4 * threads))
+    resident = np.maximum(1, np.minimum.reduce([by_lds, by_waves, by_regs, np.full_like(by_lds, MAX_WORKGROUPS_PER_CU)]))
+    return np.ones_like(resident) if persistent else resident
+
+
 def _scalar_b_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndarray) -> None:
     """The same configs when a row-major B's row (N) is not a multiple of 16 elements (T13, sm_90).
 
@@ -510,12 +525,7 @@ def _scalar_b_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndar
                 lds_clk[i] -= c.transpose_b_clk[i]
     c.scalar_b_legal, c.scalar_b_lds_clk, c.scalar_b_requests = legal, lds_clk, requests
     granule = spec.vgpr_granule.value
-    by_lds = np.floor(spec.lds_bytes_per_cu.value / lds)
-    by_waves = np.floor(spec.max_waves_per_cu.value / c.nw)
-    by_regs = np.floor(spec.register_bytes_per_cu.value / (np.ceil(regs / granule) * granule * 4 * threads))
-    resident = np.maximum(1, np.minimum.reduce([by_lds, by_waves, by_regs,
-                                                np.full_like(by_lds, MAX_WORKGROUPS_PER_CU)]))
-    c.scalar_b_resident = np.ones_like(resident) if traits.persistent else resident
+    c.scalar_b_resident = _residency(spec, lds, c.nw, np.ceil(regs / granule) * granule, threads, traits.persistent)
     c.scalar_b_regs, c.scalar_b_lds = regs, lds
     c.scalar_b_latencies = rounds
     # T17 (thirteenth look): a compile short of registers rematerializes B's row addresses in the loop, each from
@@ -606,11 +616,11 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     iters = np.ceil(k / c.bk)
     # Bytes a K-step loads: rows and columns past the matrix edge are masked, never fetched.
     tile_bytes = (np.minimum(c.bm, m) + np.minimum(c.bn, n)) * c.bk * a_b
-    scalar_b = c.scalar_b and n % 16 != 0  # T13: B row-major with N off 16 (_scalar_b_costs)
+    scalar_b = c.scalar_b_at(n)  # T13: B row-major with N off 16 (_scalar_b_costs)
+    legal, resident, _, _ = c.resources(n)
     request_clk = 0.0 if dev.model.scalar_load_request_clk is None else dev.model.scalar_load_request_clk.value
     constant_clk = (0.0 if dev.model.scalar_b_constant_load_clk is None
                     else dev.model.scalar_b_constant_load_clk.value)
-    resident = c.scalar_b_resident if scalar_b else c.resident
     lds_clk = c.scalar_b_lds_clk if scalar_b else c.lds_clk
     exposed_latencies = np.maximum(c.exposed_latencies, c.scalar_b_latencies) if scalar_b else c.exposed_latencies
     slots = cus * resident
@@ -693,16 +703,15 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     t_last, b_last = wave_time(np.maximum(per_cu_last, 1), np.maximum(rest, 1))
     total = full * t_full + np.where(rest > 0, t_last, 0.0) + LAUNCH_OVERHEAD_S
     bound = np.where(full > 0, b_full, b_last)
-    return np.where(c.scalar_b_legal if scalar_b else c.legal, total, np.inf), bound
+    return np.where(legal, total, np.inf), bound
 
 
 def prediction(problem: Gemm, c: Candidates, i: int, seconds: np.ndarray, bound: np.ndarray) -> Prediction:
     cfg = c.configs[i]
     tiles = np.ceil(problem.m / cfg.block_m) * np.ceil(problem.n / cfg.block_n)
     launched = tiles * cfg.block_m * cfg.block_n * np.ceil(problem.k / cfg.block_k) * cfg.block_k
-    scalar_b = c.scalar_b and problem.n % 16 != 0
-    resident = c.scalar_b_resident[i] if scalar_b else c.resident[i]
-    lds, regs = (c.scalar_b_lds[i], c.scalar_b_regs[i]) if scalar_b else (c.lds[i], c.regs[i])
+    _, residents, lds_bytes, registers = c.resources(problem.n)
+    resident, lds, regs = residents[i], lds_bytes[i], registers[i]
     return Prediction(config=cfg, time_s=float(seconds[i]), tflops=problem.flops / float(seconds[i]) / 1e12,
                       bound=BOUNDS[int(bound[i])], waves=int(np.ceil(tiles / (c.device.cus * resident))),
                       resident=int(resident), lds_bytes=int(lds), registers=int(regs),
@@ -712,11 +721,11 @@ def prediction(problem: Gemm, c: Candidates, i: int, seconds: np.ndarray, bound:
 def predict(problem: Gemm, config: GemmConfig, dev: Device) -> Prediction:
     """The model on one config. Raises ValueError when the config cannot run on the device."""
     c = Candidates([config], dev, problem.dtype, problem.traits)
-    scalar_b = c.scalar_b and problem.n % 16 != 0
-    if not (c.scalar_b_legal if scalar_b else c.legal)[0]:
-        lds, regs = (c.scalar_b_lds[0], c.scalar_b_regs[0]) if scalar_b else (c.lds[0], c.regs[0])
+    legal, _, lds_bytes, registers = c.resources(problem.n)
+    if not legal[0]:
+        lds, regs = lds_bytes[0], registers[0]
         raise ValueError(f"{config.label()} is not a legal {problem.dtype} config on {dev.name}"
-                         f"{f' at N = {problem.n}' if scalar_b else ''}: "
+                         f"{f' at N = {problem.n}' if c.scalar_b_at(problem.n) else ''}: "
                          f"LDS {int(lds)} B (max {int(dev.spec.lds_bytes_per_workgroup.value)}), "
                          f"~{int(regs)} registers per lane")
     seconds, bound = evaluate(problem, c)

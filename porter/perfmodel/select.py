@@ -52,10 +52,13 @@ def space(dev: Device, dtype: str) -> list[GemmConfig]:
 
 @cache
 def candidates(device_name: str, dtype: str, traits: Traits = Traits()) -> Candidates:
-    """The legal candidates of space(), as model columns; built once per process and (device, dtype, traits)."""
+    """The candidates of space() legal for some N, as model columns; built once per process and (device,
+    dtype, traits). A config legal only where B is loaded one element per lane (N off 16) stays: evaluate
+    rules out, per shape, what is not legal there."""
     dev = hardware.get(device_name)
     full = Candidates(space(dev, dtype), dev, dtype, traits)
-    return Candidates([cfg for cfg, ok in zip(full.configs, full.legal) if ok], dev, dtype, traits)
+    legal = full.legal | full.scalar_b_legal if full.scalar_b else full.legal
+    return Candidates([cfg for cfg, ok in zip(full.configs, legal) if ok], dev, dtype, traits)
 
 
 @dataclass(frozen=True)
