@@ -211,12 +211,12 @@ def lang_for(path: str) -> str | None:
 def parse_only(src: Path, _dst: Path) -> int:
     """The floor under porter's figure: reading and tree-sitter parsing each file, nothing else.
     Returns how many parsed without ERROR nodes."""
-    from porter.syntax import CUDA_SYNTAX, _parser
+    from porter.syntax import _parser, has_cuda_syntax
 
     ok = 0
     for path in sources(src):
         data = path.read_bytes()
-        lang = "cuda" if lang_for(path.name) == "cuda" or CUDA_SYNTAX.search(data) else "cpp"  # as SourceFile
+        lang = "cuda" if lang_for(path.name) == "cuda" or has_cuda_syntax(data) else "cpp"  # as SourceFile
         ok += not _parser(lang).parse(data).root_node.has_error
     return ok
 

@@ -20,20 +20,36 @@ import re
 from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 
-from porter.syntax import first_on_line, guarded
+from porter.syntax import first_on_line
 
 # #define NAME / #define NAME(...), where the `#` begins its line (syntax.first_on_line: as
 # `^[ \t]*#...` in re.M finds them, from the `#`, which sre finds in C)
 _MACRO = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
-# struct/class/union/enum NAME, using NAME =, typedef ... NAME;  (also `typedef ... (*NAME)(...)`)
-_TYPE = guarded(rb"\b(?:struct|class|union|enum(?:[ \t]+class)?)[ \t]+(?:__\w+\s*(?:\(\([^)]*\)\))?\s*)?([A-Za-z_]\w*)"
+# struct/class/union/enum NAME, using NAME =, typedef ... NAME;  (also `typedef ... (*NAME)(...)`):
+# what one search of these alternatives finds, `_type_names` finds from `_TYPE_PARTS`.
+_TYPE = re.compile(rb"\b(?:struct|class|union|enum(?:[ \t]+class)?)[ \t]+(?:__\w+\s*(?:\(\([^)]*\)\))?\s*)?([A-Za-z_]\w*)"
                    rb"|\busing[ \t]+([A-Za-z_]\w*)[ \t]*="
                    rb"|\btypedef\b[^;{]*?\(?\s*\*?\s*\b([A-Za-z_]\w*)\s*\)?\s*(?:\([^;]*\))?\s*;"
                    rb"|\}[ \t]*([A-Za-z_]\w*)[ \t]*;")  # typedef struct { ... } NAME;
+_TAGGED = rb"[ \t]+(?:__\w+\s*(?:\(\([^)]*\)\))?\s*)?([A-Za-z_]\w*)"
+# `_TYPE`'s alternatives, each its keyword first and `\b` as a lookbehind after it: sre finds a
+# literal with its literal scan, where `\b` first had it try the pattern at every byte (a third
+# of the project scan; 87 -> 31 ms over cuda-samples' 7.8 MB).
+_TYPE_PARTS = (
+    *(re.compile(keyword + rb"(?<![A-Za-z0-9_]" + keyword + rb")" + rest) for keyword, rest in (
+        (rb"struct", _TAGGED), (rb"class", _TAGGED), (rb"union", _TAGGED), (rb"enum", rb"(?:[ \t]+class)?" + _TAGGED),
+        (rb"using", rb"[ \t]+([A-Za-z_]\w*)[ \t]*="),
+        (rb"typedef", rb"\b[^;{]*?\(?\s*\*?\s*\b([A-Za-z_]\w*)\s*\)?\s*(?:\([^;]*\))?\s*;"))),
+    re.compile(rb"\}[ \t]*([A-Za-z_]\w*)[ \t]*;"),
+)
 _POINTER = re.compile(rb"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\(")  # a function pointer: (*NAME)(...)
 # A declaration or definition at the start of a statement: one or more type words, then the name,
 # then `(` (a function), or `=`, `;`, `[`, `{`, `,` (a variable).
 _DECLARATION = re.compile(rb"^[ \t]*((?:[A-Za-z_][\w:<>,]*[ \t\*&]+)+)\**&*([A-Za-z_]\w*)[ \t]*[(=;\[{,]", re.M)
+# The same from the newline before the line (searched in b"\\n" + data): a newline first, which
+# sre finds with its literal scan, where `^` had it try every byte (65 -> 45 ms, cuda-samples).
+# A match lies within its line, so it never takes the next line's newline.
+_DECLARATION_LINE = re.compile(b"\n" + _DECLARATION.pattern.removeprefix(b"^"))
 # Leading words that make a statement, not a declaration (`return cudaFoo(x);`).
 _STATEMENT = frozenset({b"return", b"else", b"case", b"throw", b"new", b"delete", b"goto", b"sizeof", b"co_return",
                         b"co_await", b"co_yield", b"do", b"if", b"while", b"for", b"switch", b"not", b"and", b"or"})
@@ -43,13 +59,25 @@ def defined_names(data: bytes) -> set[str]:
     """The names one file defines or declares (macros, functions, types, variables)."""
     names = {m.group(1) for m in _MACRO.finditer(data) if first_on_line(data, m.start())}
     names |= {m.group(1) for m in _POINTER.finditer(data)}
-    for m in _TYPE.finditer(data):
-        names.add(next(g for g in m.groups() if g))
-    for m in _DECLARATION.finditer(data):
+    names.update(_type_names(data))
+    for m in _DECLARATION_LINE.finditer(b"\n" + data):
         first = m.group(1).split(None, 1)[0].rstrip(b"*&")
         if first not in _STATEMENT:
             names.add(m.group(2))
     return {n.decode() for n in names if n}
+
+
+def _type_names(data: bytes) -> list[bytes]:
+    """The names `_TYPE.finditer(data)` captures, in order, from `_TYPE_PARTS`' searches: their
+    matches by start, each taken unless it begins inside the one taken before it (one search
+    resumes where its last match ended; no two alternatives begin with the same byte)."""
+    found = sorted((m.start(), m.end(), m.group(1)) for part in _TYPE_PARTS for m in part.finditer(data))
+    names, end = [], 0
+    for start, stop, name in found:
+        if start >= end:
+            names.append(name)
+            end = stop
+    return names
 
 
 def project_names(files: Iterable[bytes]) -> frozenset[str]:

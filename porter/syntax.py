@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from itertools import accumulate
@@ -151,8 +151,71 @@ def query(lang: str, source: str) -> Query | None:
         return None
 
 
+_WORD_BYTE = rb"[A-Za-z0-9_]"
+_LITERAL_HEAD = re.compile(rb"[A-Za-z0-9_]+")
+
+
+def word_search(alternatives: Iterable[str | bytes], *, whole: bool = False) -> Callable[[bytes], bool]:
+    """Whether `(?<![A-Za-z0-9_])(?:alt|...)` matches anywhere in some bytes (also followed by
+    `(?![A-Za-z0-9_])` where `whole`): an identifier that begins like one of `alternatives`,
+    each a regex that begins with a literal word character (`cuda[A-Z]`, `__global__`).
+
+    The same answer as that one search, from one search per head of two literal bytes (`cu`,
+    `CU`, `__`), each written literal first, `cu(?<![A-Za-z0-9_]cu)(?:da[A-Z]|[A-Z])`: sre then
+    finds the head with its literal scan and tries the rest only there, where the lookbehind
+    or `\\b` first made it try every byte of the file. A trigger's search runs to the file's end
+    on a file that does not hold the name, most files of a real tree: over cuda-samples and
+    rodinia (15 MB) 24 ms against 185 ms for the prefixes of a CUDA name."""
+    groups: dict[bytes, list[tuple[bytes, bytes]]] = {}  # by the first two bytes of the head: (head, regex)
+    for alternative in alternatives:
+        source = alternative.encode() if isinstance(alternative, str) else alternative
+        head = _literal_head(source)
+        groups.setdefault(head[:2], []).append((head, source))
+    end = b"(?!" + _WORD_BYTE + b")" if whole else b""
+    searches = []
+    for _, members in sorted(groups.items()):
+        common = _common_prefix([head for head, _ in members])
+        tails = b"|".join(source[len(common):] for _, source in members)
+        searches.append(re.compile(re.escape(common) + b"(?<!" + _WORD_BYTE + re.escape(common) + b")(?:" + tails
+                                   + b")" + end).search)
+
+    def found(data: bytes) -> bool:
+        return any(search(data) is not None for search in searches)
+
+    return found
+
+
+def _literal_head(source: bytes) -> bytes:
+    """The literal word bytes `source` begins with (`cuda` of `cuda[A-Z]`; `a` of `ab?`: a byte
+    a quantifier follows is not literal); a ValueError where there is none, or where `source`
+    has a `|` (each branch is an alternative of its own)."""
+    head = _LITERAL_HEAD.match(source)
+    literal = head.group() if head else b""
+    if source[len(literal):len(literal) + 1] in (b"?", b"*", b"+", b"{"):
+        literal = literal[:-1]
+    if not literal or b"|" in source:
+        raise ValueError(f"{source!r}: not a regex that begins with a literal word character, without `|`")
+    return literal
+
+
+def _common_prefix(words: list[bytes]) -> bytes:
+    first, last = min(words), max(words)
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    return first[:n]
+
+
 # CUDA syntax the C++ grammar cannot parse: a C/C++ file holding any of it is read as CUDA.
 CUDA_SYNTAX = re.compile(rb"<<<|\b__(?:global|device|shared|constant|managed|launch_bounds)__\b")
+_CUDA_KEYWORD = word_search([rb"__global__", rb"__device__", rb"__shared__", rb"__constant__", rb"__managed__",
+                             rb"__launch_bounds__"], whole=True)
+
+
+def has_cuda_syntax(data: bytes) -> bool:
+    """Whether `CUDA_SYNTAX` occurs in `data` (a launch or an execution-space keyword), from
+    searches sre runs literal first (`word_search`)."""
+    return b"<<<" in data or _CUDA_KEYWORD(data)
 
 
 
@@ -360,7 +423,7 @@ class SourceFile(FileText):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.lang == "cpp" and CUDA_SYNTAX.search(self.data):
+        if self.lang == "cpp" and has_cuda_syntax(self.data):
             self.lang = "cuda"  # C++ holding CUDA syntax: see the module docstring
         base, self.base = self.base, None
         if base is not None and base.lang == self.lang and base.data == self.data:

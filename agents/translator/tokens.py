@@ -23,14 +23,16 @@ from porter.includes import includes as include_directives
 from porter.includes import includes_torch
 from porter.rules import Hit, RuleContext
 from porter.state import Edit
-from porter.syntax import SourceFile, first_bytes, first_on_line
+from porter.syntax import SourceFile, first_bytes, first_on_line, word_search
 
 _MEMO_KEY = "translator.tokens"
 
 # Spellings the CUDA toolkit uses for its own names; an unmapped one is a HIP005 hazard.
-CUDA_LOOKING = re.compile(r"^(?:cuda[A-Z]|cu[A-Z]|CU_|CUDA_|__nv_|nv[A-Z]|nvshmem)")
+CUDA_PREFIXES = ("cuda[A-Z]", "cu[A-Z]", "CU_", "CUDA_", "__nv_", "nv[A-Z]", "nvshmem")
+CUDA_LOOKING = re.compile("^(?:" + "|".join(CUDA_PREFIXES) + ")")
 MACRO_LIKE = re.compile(r"^[A-Z0-9_]+$")
-_DNN = re.compile(r"^(?:cudnn|CUDNN_)")
+_DNN_PREFIXES = ("cudnn", "CUDNN_")
+_DNN = re.compile("^(?:" + "|".join(_DNN_PREFIXES) + ")")
 
 # Names a file declares itself (its own wrappers and macros) are the project's, not CUDA's.
 _DEFINE = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)")  # where the `#` begins its line
@@ -127,11 +129,12 @@ def _worth_a_look(choices: Choices = DEFAULT_CHOICES) -> tuple[frozenset[str], r
 
 
 @cache
-def _trigger_scanners(choices: Choices) -> tuple[frozenset[bytes], re.Pattern[bytes]]:
-    """`_worth_a_look`'s names as bytes, and its prefixes as a search for an identifier's start."""
-    names, prefixes, _ = _worth_a_look(choices)
+def _trigger_scanners(choices: Choices) -> tuple[frozenset[bytes], Callable[[bytes], bool]]:
+    """`_worth_a_look`'s names as bytes, and whether an identifier begins with one of its prefixes
+    (`word_search`: literal first, as sre scans fastest)."""
+    names, _, _ = _worth_a_look(choices)
     return (frozenset(n.encode() for n in names),
-            re.compile(rb"(?<![A-Za-z0-9_])(?:" + prefixes.pattern.encode() + rb")"))
+            word_search([*CUDA_PREFIXES, *_DNN_PREFIXES, *(re.escape(p) for p, _ in SAME_NAME_PREFIXES)]))
 
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
@@ -148,7 +151,7 @@ def mentions_names(data: bytes, ctx: RuleContext) -> bool:
     if last is not None and last[0] is data and last[1] == choices:  # five rules ask, of one file's bytes
         return last[2]
     names, prefixed = _trigger_scanners(choices)
-    found = prefixed.search(data) is not None or not names.isdisjoint(_IDENTIFIER.findall(data))
+    found = prefixed(data) or not names.isdisjoint(_IDENTIFIER.findall(data))
     _LAST_MENTION[0] = (data, choices, found)
     return found
 

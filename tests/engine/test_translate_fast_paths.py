@@ -284,22 +284,52 @@ def test_scanner_guard_refuses_only_what_no_alternative_begins_with(choices):
     assert first_bytes(rb"\b(?:x|^y)") == set(b"xy") and first_bytes(rb"(?:x)?y") is None
 
 
-def test_project_names_are_those_of_the_line_anchored_and_unguarded_patterns():
+def test_project_names_are_those_of_the_line_anchored_and_one_search_patterns():
     from porter import symbols
 
     macro = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
-    unguarded = re.compile(re.sub(rb"^\(\?=\[[^\]]*\]\)\(\?:(.*)\)$", rb"\1", symbols._TYPE.pattern, flags=re.S))
-    assert unguarded.pattern != symbols._TYPE.pattern and b"(?=[" in symbols._TYPE.pattern
     texts = [unit.data for unit in _fixture_units()]
     texts.append(TRICKY + b"typedef struct { int a; } Pair;\nusing Alias = int;\nenum class E { A };\n"
-                 b"  #  define SPACED 1\nint x; #define NOT_FIRST 2\nunion U { int a; };\n")
+                 b"  #  define SPACED 1\nint x; #define NOT_FIRST 2\nunion U { int a; };\n"
+                 b"x} Tail; a_struct Nope; typedef struct S *SPtr; enum class { Z }; struct __attribute__((a)) At;\n"
+                 b"int first = 1;\n  static const float* g(int a);\nreturn cudaFoo(x);\n")
+    texts += [b"int at_start;", b"struct", b"typedef int T", b"}", b"\n\n"]
     for data in texts:
-        assert [(m.span(), m.groups()) for m in symbols._TYPE.finditer(data)] == \
-            [(m.span(), m.groups()) for m in unguarded.finditer(data)]
+        assert symbols._type_names(data) == [next(g for g in m.groups() if g) for m in symbols._TYPE.finditer(data)]
+        assert [m.groups() for m in symbols._DECLARATION_LINE.finditer(b"\n" + data)] == \
+            [m.groups() for m in symbols._DECLARATION.finditer(data)]
         assert [m.group(1) for m in symbols._MACRO.finditer(data) if first_on_line(data, m.start())] == \
             [m.group(1) for m in macro.finditer(data)]
-    assert {"Pair", "Alias", "E", "SPACED", "U"} <= symbols.defined_names(texts[-1])
-    assert "NOT_FIRST" not in symbols.defined_names(texts[-1])
+    names = symbols.defined_names(texts[-6])
+    assert {"Pair", "Alias", "E", "SPACED", "U", "Tail", "SPtr", "At", "first", "g"} <= names
+    assert not {"NOT_FIRST", "Nope", "S", "cudaFoo"} & names  # S: inside the typedef, as one search finds it
+    assert symbols.defined_names(b"int at_start;") == {"at_start"}
+
+
+def test_word_search_answers_as_its_one_search():
+    from porter.agents.translator import tokens
+    from porter.agents.translator.rules import hip008_implicit_runtime_include as hip008
+    from porter.agents.translator.tables import DEFAULT_CHOICES
+    from porter.syntax import CUDA_SYNTAX, has_cuda_syntax, word_search
+
+    _, prefixes, _ = tokens._worth_a_look(DEFAULT_CHOICES)
+    _, fast = tokens._trigger_scanners(DEFAULT_CHOICES)
+    one_search = re.compile(rb"(?<![A-Za-z0-9_])(?:" + prefixes.pattern.encode() + rb")")
+    pieces = [b"cuda", b"cudaX", b"cuX", b"xcudaMalloc", b"_cudaM", b"CU_", b"CUDA_", b"CUDNN_", b"__nv_", b"nvX",
+              b"nvshmem", b"ncclA", b"NCCL_", b"cudnnX", b"__global__", b"__global__x", b"x__global__", b"threadIdx",
+              b"threadIdxs", b"dim3", b"dim32", b"<<<", b"<<", b" ", b"\n", b"_", b"a", b"9", b"(", b"__device__"]
+    texts = [a + b + c for a in pieces for b in pieces for c in (b"", b" ", b"x")] + [u.data for u in _fixture_units()]
+    pairs = [(lambda d: one_search.search(d) is not None, fast),
+             (lambda d: CUDA_SYNTAX.search(d) is not None, has_cuda_syntax),
+             (lambda d: hip008._CUDA_BUILTINS.search(d) is not None, hip008._HAS_BUILTIN)]
+    for reference, search in pairs:
+        assert [search(d) for d in texts] == [reference(d) for d in texts]
+        assert any(search(d) for d in texts) and not all(search(d) for d in texts)
+    ab = word_search([b"ab?c", b"aa+x", b"abd"], whole=True)  # a quantified byte is not part of the literal head
+    assert [ab(t) for t in (b"ac", b"abc", b"aax", b"abd", b"abdx", b"xabc", b"ab")] == [True] * 4 + [False] * 3
+    for bad in (b"[a]b", b"a|b", b"?a", b"a+x"):
+        with pytest.raises(ValueError):
+            word_search([bad])
 
 
 def test_hip014_skips_a_file_only_where_no_aggregate_can_be_shuffled():

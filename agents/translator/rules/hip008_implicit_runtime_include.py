@@ -28,21 +28,22 @@ from collections.abc import Iterator
 from porter.agents.translator.tokens import classify, mentions_names
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
-from porter.syntax import SourceFile
+from porter.syntax import SourceFile, word_search
 
 RUNTIME = "hip/hip_runtime.h"
 # What only the implicit cuda_runtime.h declares: execution-space and memory-space keywords,
 # the built-in index variables, dim3, __syncthreads.
-_CUDA_BUILTINS = re.compile(rb"(?<![A-Za-z0-9_])(?:__global__|__device__|__host__|__shared__|__constant__|__managed__"
-                            rb"|__launch_bounds__|threadIdx|blockIdx|blockDim|gridDim|warpSize|__syncthreads|dim3)"
-                            rb"(?![A-Za-z0-9_])")
+_BUILTIN_NAMES = ("__global__", "__device__", "__host__", "__shared__", "__constant__", "__managed__",
+                  "__launch_bounds__", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "__syncthreads", "dim3")
+_CUDA_BUILTINS = re.compile(rb"(?<![A-Za-z0-9_])(?:" + "|".join(_BUILTIN_NAMES).encode() + rb")(?![A-Za-z0-9_])")
+_HAS_BUILTIN = word_search(_BUILTIN_NAMES, whole=True)  # `_CUDA_BUILTINS.search`, literal first
 _PRAGMA_ONCE = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+once[^\n]*\n?", re.M)
 _FIRST_CODE = re.compile(rb"^[ \t]*[^\s/]", re.M)
 
 
 def _trigger(data: bytes, ctx: RuleContext) -> bool:
     # a runtime token, a launch or a built-in: what the rule's `uses` and `_launches` look for
-    return mentions_names(data, ctx) or b"<<<" in data or _CUDA_BUILTINS.search(data) is not None
+    return mentions_names(data, ctx) or b"<<<" in data or _HAS_BUILTIN(data)
 
 
 @rule(id="HIP008", lang="cuda", severity="info", fix="safe", trigger=_trigger)
