@@ -7,6 +7,7 @@ builds a PyTorch extension's unit differently from a plain one. Both read the in
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from porter.syntax import SourceFile, first_on_line
 
@@ -14,6 +15,13 @@ INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
 # INCLUDE from its `#` (found in C), where the `#` begins its line (syntax.first_on_line)
 _HASH_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]')
 EXTENSION_HEADERS = ("torch/", "ATen/", "c10/")
+
+
+def include_paths(data: bytes) -> Iterator[bytes]:
+    """The path of each `#include` whose `#` begins its line, code or not, in order: what
+    `INCLUDE.finditer(data)` captures as group 2, found from the `#` (which sre scans for as a
+    literal, where `^` in re.M had it try every byte)."""
+    return (m.group(2) for m in _HASH_INCLUDE.finditer(data) if first_on_line(data, m.start()))
 
 
 def includes(unit: SourceFile) -> list[tuple[int, int, str, bool]]:

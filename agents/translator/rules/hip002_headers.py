@@ -30,7 +30,7 @@ from collections.abc import Iterator
 
 from porter.agents.translator.tables import Choices, index
 from porter.agents.translator.tokens import classify
-from porter.includes import INCLUDE
+from porter.includes import include_paths
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit, Severity
 from porter.syntax import SourceFile
@@ -50,8 +50,8 @@ def _trigger(data: bytes, ctx: RuleContext) -> bool:
     if b"include" not in data:
         return False
     ix = index(Choices.of(ctx.options))
-    for m in INCLUDE.finditer(data):
-        path = m.group(2).decode("utf-8", "replace").strip()
+    for raw in include_paths(data):
+        path = raw.decode("utf-8", "replace").strip()
         if (path == "mma.h" or CUDA_HEADER.match(path) or ix.header(path) is not None
                 or ix.header(path, extension=True) is not None):
             return True

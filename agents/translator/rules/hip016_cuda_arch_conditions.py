@@ -62,7 +62,7 @@ _MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 _UNPORTABLE = re.compile(r"\basm\b|\b__asm__\b|\bthis_cluster\b|\bcluster_group\b|__cluster_dims__|\bwgmma\b|"
                          r"\bcp\.async|\bcuda::ptx\b|\bmemcpy_async\b|\bcuda::pipeline\b|\bcuda::barrier\b|"
                          r"\bcudaTensorMap|\bCUtensorMap\b")
-_DIRECTIVES = ("preproc_if", "preproc_elif", "preproc_ifdef")
+_DIRECTIVES = "[(preproc_if) (preproc_elif) (preproc_ifdef)] @directive"
 
 
 @rule(id="HIP016", lang="cuda", severity="warning", fix="safe",
@@ -72,12 +72,7 @@ def cuda_arch_conditions(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit]:
         return
     level = hardware.get(ctx.options.arch).cuda_features_sm
     arch_value = int(level.value) * 10 if level is not None else None
-    stack = [unit.tree.root_node]
-    while stack:
-        node = stack.pop()
-        stack.extend(reversed(node.children))
-        if node.type not in _DIRECTIVES:
-            continue
+    for node in unit.captures(_DIRECTIVES):  # in source order, as a walk of the tree meets them
         edits: tuple[Edit, ...]
         device: bool | None
         host: bool | None
