@@ -92,13 +92,16 @@ def _non_code_spans(tree: Tree, data: bytes) -> list[tuple[int, int]] | None:
 
     Every literal node begins with a quote or comment opener that lies in no earlier literal (they
     do not nest), and the smallest named node over it is the literal itself (its opening token is
-    anonymous). None where the tree has an ERROR or MISSING node (whose text the query lexes
-    whole) or a candidate byte lands inside a literal's parts: the query then decides."""
+    anonymous). An ERROR node's text is lexed whole, as the query lexes it (`_errors` finds them
+    along the nodes that hold one); a candidate byte whose smallest named node is an ERROR is left
+    to that lexing, the literals inside it found as elsewhere. None where a candidate byte lands
+    inside a literal's parts: the query then decides."""
     root = tree.root_node
-    if root.has_error:
-        return None
     over = root.named_descendant_for_byte_range
     spans: list[tuple[int, int]] = []
+    if root.has_error:
+        for error in _errors(root):
+            spans.extend(x.span() for x in _LEX_NON_CODE.finditer(data, error.start_byte, error.end_byte))
     end = 0
     paths = [m.end() - 1 for m in _DIRECTIVE_PATH.finditer(data)]  # the `<` that may begin a system header's path
     if b"import" in data:
@@ -121,8 +124,19 @@ def _non_code_spans(tree: Tree, data: bytes) -> list[tuple[int, int]] | None:
             spans.extend(x.span() for x in _LEX_NON_CODE.finditer(data, node.start_byte, end))  # type: ignore[union-attr]
         elif kind in _INSIDE_LITERALS:
             return None
-        # else an operator, a template's `<`, a digit separator: code
+        # else an operator, a template's `<`, a digit separator, or an ERROR (lexed above): code
     return spans
+
+
+def _errors(root: Node) -> Iterator[Node]:
+    """The tree's ERROR nodes, nested ones too: a walk down the nodes whose subtree holds an error
+    (`has_error`), not of the whole tree."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error:
+            yield node
+        stack.extend(child for child in node.children if child.has_error)
 
 
 @cache
