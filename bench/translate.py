@@ -1,7 +1,7 @@
 """Translation throughput: porter's translator against torch.utils.hipify, and on real Triton code.
 
-    python bench/translate.py [--files 1000] [--repeat 3] [--seed 7] [--processes 2] [--tree DIR]
-                              [--triton DIR | PORTER_TRITON_CORPUS=DIR]
+    python bench/translate.py [--files 1000] [--repeat 3] [--seed 7] [--processes 2] [--tree DIR ...]
+                              [--generated] [--work-dir DIR] [--triton DIR | PORTER_TRITON_CORPUS=DIR]
 
 C++: generates a corpus of CUDA files (about 300 lines each; kernels with shared memory and warp
 shuffles, runtime and stream calls, cuBLAS/cuRAND calls, error-check macros, comments and string
@@ -14,9 +14,12 @@ literals that mention CUDA names), then times, in the same run and on the same f
            as `porter port` starts them before its graph);
   torch    torch.utils.hipify.hipify_python.hipify over the same directory, into another tree;
   parse    tree-sitter's parse of each file alone (the floor of any parsing translator).
-With --tree DIR, the same three over the C/C++/CUDA files of a real tree instead (those in UTF-8,
-which torch's hipify needs, copied with their folders): where some files hold no CUDA name,
-porter's translator does not parse them.
+With --tree DIR (repeatable; --generated keeps the generated corpus too, first), the same three
+over the C/C++/CUDA files of each real tree instead (those in UTF-8, which torch's hipify needs,
+copied with their folders): where some files hold no CUDA name, porter's translator does not
+parse them; a summary of the ratios follows. With --work-dir DIR every corpus copy and output
+lies under DIR (e.g. /dev/shm, in memory): on a shared machine the disk's state moves both
+contenders' figures more than the translators do (creating a file cost 0.04-1 ms of CPU here).
 Each runs in a fresh child process (best of --repeat runs inside it), which reports its peak
 resident memory (ru_maxrss) and its workers', and its CPU time in the best run (on --processes
 processes, the driver's and, on Linux, its workers' (/proc/PID/schedstat)). It prints
@@ -356,11 +359,20 @@ def main() -> int:
     ap.add_argument("--triton", type=Path, default=os.environ.get("PORTER_TRITON_CORPUS"),
                     help="a directory of real Triton code (default: $PORTER_TRITON_CORPUS; skipped when unset)")
     ap.add_argument("--skip-cpp", action="store_true")
-    ap.add_argument("--tree", type=Path, help="a real C/C++/CUDA tree instead of the generated corpus (its "
-                    "C/C++/CUDA files are copied, folders kept), e.g. $PORTER_CORPUS/NVIDIA+cuda-samples/Samples")
+    ap.add_argument("--tree", type=Path, action="append", default=[],
+                    help="a real C/C++/CUDA tree instead of the generated corpus (its C/C++/CUDA files are copied, "
+                    "folders kept), e.g. $PORTER_CORPUS/NVIDIA+cuda-samples/Samples; repeat it for several trees")
+    ap.add_argument("--generated", action="store_true", help="with --tree: the generated corpus too")
+    ap.add_argument("--work-dir", type=Path, help="where the corpora and both contenders' outputs are written "
+                    "(default: the system's temporary folder; e.g. /dev/shm, a file system in memory, to measure "
+                    "the translators without the disk's state, which on a shared machine swings both figures)")
     ap.add_argument("--child", choices=("porter", "torch", "parse", "triton"), help=argparse.SUPPRESS)
     ap.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.work_dir is not None:  # every temporary folder of this run and of its children there
+        args.work_dir.mkdir(parents=True, exist_ok=True)
+        os.environ["TMPDIR"] = str(args.work_dir.resolve())
+        tempfile.tempdir = None
     if args.child == "triton":
         print(json.dumps(triton_child(args.corpus)))
         return 0
@@ -400,26 +412,51 @@ def fs_probe(root: Path) -> float:
 
 
 def cpp(args) -> None:
+    """Each corpus in turn (the generated one, the --tree ones), then a summary of the ratios."""
+    corpora: list[Path | None] = [*args.tree] if args.tree else [None]
+    if args.tree and args.generated:
+        corpora.insert(0, None)
+    rows = [cpp_one(args, tree) for tree in corpora]
+    if len(rows) > 1:
+        print(f"summary: porter on {args.processes} processes against torch.utils.hipify, each corpus in the same run")
+        print(f"  {'corpus':<42} {'files':>6} {'lines':>8} {'porter':>9} {'torch':>9} {'ratio':>6}")
+        for name, files, lines, porter_s, torch_s in rows:
+            print(f"  {name:<42} {files:>6} {lines:>8} {porter_s:>8.3f}s {torch_s:>8.3f}s {torch_s / porter_s:>5.2f}x")
+
+
+def _tree_name(tree: Path) -> str:
+    """A tree as the summary names it: from $PORTER_CORPUS on where it lies under it."""
+    root = os.environ.get("PORTER_CORPUS")
+    if root:
+        with contextlib.suppress(ValueError):
+            return tree.resolve().relative_to(Path(root).resolve()).as_posix()
+    return tree.as_posix()
+
+
+def cpp_one(args, tree: Path | None) -> tuple[str, int, int, float, float]:
+    """One corpus: porter on 1 and on --processes processes, torch and the parse alone; the
+    corpus's name, files, lines and the two figures the summary compares."""
     with tempfile.TemporaryDirectory(prefix="porter-bench-") as tmp:
         corpus = Path(tmp) / "corpus"
         corpus.mkdir()
-        if args.tree is not None:
-            if not args.tree.is_dir():
-                raise SystemExit(f"--tree: {args.tree} is not a directory")
+        if tree is not None:
+            if not tree.is_dir():
+                raise SystemExit(f"--tree: {tree} is not a directory")
             lines = 0
-            for path in sources(args.tree):
+            for path in sources(tree):
                 data = path.read_bytes()
                 try:
                     data.decode("utf-8")
                 except UnicodeDecodeError:
                     continue  # torch.utils.hipify reads UTF-8 only and stops at the first other file
-                target = corpus / path.relative_to(args.tree)
+                target = corpus / path.relative_to(tree)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
                 lines += data.count(b"\n")
-            args.files = len(sources(corpus))
+            files = len(sources(corpus))
         else:
-            lines = make_corpus(corpus, args.files, args.seed)
+            files = args.files
+            lines = make_corpus(corpus, files, args.seed)
         common = ("--corpus", str(corpus), "--repeat", str(args.repeat))
         fs_before = fs_probe(Path(tmp))
         load_before = os.getloadavg()[0]
@@ -429,15 +466,16 @@ def cpp(args) -> None:
         parse = spawn("--child", "parse", *common)
         load_after = os.getloadavg()[0]
         fs_after = fs_probe(Path(tmp))
-    if args.tree is None and torch["extra"] != args.files:
-        raise SystemExit(f"torch.utils.hipify wrote {torch['extra']} .hip files, expected {args.files}")
-    what = f"tree {args.tree}" if args.tree is not None else f"seed {args.seed}"
-    print(f"corpus: {args.files} files, {lines} lines ({what}); best of {args.repeat} runs each, "
+    if tree is None and torch["extra"] != files:
+        raise SystemExit(f"torch.utils.hipify wrote {torch['extra']} .hip files, expected {files}")
+    what = f"tree {tree}" if tree is not None else f"seed {args.seed}"
+    print(f"corpus: {files} files, {lines} lines ({what}); best of {args.repeat} runs each, "
           f"each contender in its own process; load average {load_before:.2f} before, {load_after:.2f} after "
           f"({os.cpu_count()} CPUs: other work on them slows the {args.processes}-process figure most)")
-    print(f"file system: creating {FS_PROBE_FILES} files of 11 KB took {fs_before * 1e3:.0f} ms of CPU before, "
-          f"{fs_after * 1e3:.0f} ms after (both contenders write their output: porter {args.files} files, torch "
-          f"{2 * args.files} with its copy of the tree: a slow file system slows torch the more)")
+    print(f"file system ({tempfile.gettempdir()}): creating {FS_PROBE_FILES} files of 11 KB took "
+          f"{fs_before * 1e3:.0f} ms of CPU before, {fs_after * 1e3:.0f} ms after (both contenders write their "
+          f"output: porter {files} files, torch {2 * files} with its copy of the tree: a slow file system slows "
+          "torch the more)")
     print(f"porter translator, 1 process:  {serial['seconds']:8.3f} s  {lines / serial['seconds']:10,.0f} lines/s  "
           f"(peak RSS {serial['rss_mib']:.0f} MiB)")
     print(f"porter translator, {args.processes} processes: {pooled['seconds']:8.3f} s  "
@@ -446,7 +484,7 @@ def cpp(args) -> None:
     print(f"torch.utils.hipify:            {torch['seconds']:8.3f} s  {lines / torch['seconds']:10,.0f} lines/s  "
           f"(peak RSS {torch['rss_mib']:.0f} MiB)")
     print(f"tree-sitter parse alone:       {parse['seconds']:8.3f} s  {lines / parse['seconds']:10,.0f} lines/s  "
-          f"({parse['extra']}/{args.files} files without errors; the floor of any parsing translator)")
+          f"({parse['extra']}/{files} files without errors; the floor of any parsing translator)")
     print(f"ratio porter/torch throughput: {torch['seconds'] / serial['seconds']:.2f}x on 1 process, "
           f"{torch['seconds'] / pooled['seconds']:.2f}x on {args.processes} processes")
     print(f"every run (s):                 porter {args.processes} processes "
@@ -458,6 +496,8 @@ def cpp(args) -> None:
     print(f"CPU of one run, one process:   porter {serial['cpu']:.3f} s, torch {torch['cpu']:.3f} s, "
           f"parse {parse['cpu']:.3f} s (torch/porter {torch['cpu'] / serial['cpu']:.2f}x; "
           f"driver of {args.processes} processes {pooled['cpu']:.3f} s{workers})")
+    name = f"generated ({files} files, seed {args.seed})" if tree is None else _tree_name(tree)
+    return name, files, lines, pooled["seconds"], torch["seconds"]
 
 
 if __name__ == "__main__":
