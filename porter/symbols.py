@@ -34,7 +34,7 @@ _TYPE = re.compile(rb"\b(?:struct|class|union|enum(?:[ \t]+class)?)[ \t]+(?:__\w
 _TAGGED = rb"[ \t]+(?:__\w+\s*(?:\(\([^)]*\)\))?\s*)?([A-Za-z_]\w*)"
 # `_TYPE`'s alternatives, each its keyword first and `\b` as a lookbehind after it: sre finds a
 # literal with its literal scan, where `\b` first had it try the pattern at every byte (a third
-# of the project scan; 87 -> 31 ms over cuda-samples' 7.8 MB).
+# of the project scan; 87 -> 31 ms over cuda-samples' 7.8 MB, bench/results/translate-2026-12-01k.md).
 _TYPE_PARTS = (
     *(re.compile(keyword + rb"(?<![A-Za-z0-9_]" + keyword + rb")" + rest) for keyword, rest in (
         (rb"struct", _TAGGED), (rb"class", _TAGGED), (rb"union", _TAGGED), (rb"enum", rb"(?:[ \t]+class)?" + _TAGGED),
@@ -47,7 +47,7 @@ _POINTER = re.compile(rb"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\(")  # a function poin
 # then `(` (a function), or `=`, `;`, `[`, `{`, `,` (a variable).
 _DECLARATION = re.compile(rb"^[ \t]*((?:[A-Za-z_][\w:<>,]*[ \t\*&]+)+)\**&*([A-Za-z_]\w*)[ \t]*[(=;\[{,]", re.M)
 # The same from the newline before the line (searched in b"\\n" + data): a newline first, which
-# sre finds with its literal scan, where `^` had it try every byte (65 -> 45 ms, cuda-samples).
+# sre finds with its literal scan, where `^` had it try every byte (65 -> 45 ms on cuda-samples).
 # A match lies within its line, so it never takes the next line's newline.
 _DECLARATION_LINE = re.compile(b"\n" + _DECLARATION.pattern.removeprefix(b"^"))
 # Leading words that make a statement, not a declaration (`return cudaFoo(x);`).
@@ -70,7 +70,7 @@ def defined_names(data: bytes) -> set[str]:
 def _type_names(data: bytes) -> list[bytes]:
     """The names `_TYPE.finditer(data)` captures, in order, from `_TYPE_PARTS`' searches: their
     matches by start, each taken unless it begins inside the one taken before it (one search
-    resumes where its last match ended; no two alternatives begin with the same byte)."""
+    resumes where its last match ended; no two alternatives can match at one byte)."""
     found = sorted((m.start(), m.end(), m.group(1)) for part in _TYPE_PARTS for m in part.finditer(data))
     names, end = [], 0
     for start, stop, name in found:
