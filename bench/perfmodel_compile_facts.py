@@ -185,6 +185,43 @@ def write_table(out: Path, sources: list[str]) -> None:
     out.write_text("\n".join(lines) + "\n")
 
 
+def compare(first: str, second: str) -> dict[str, int]:
+    """Two dtypes' JSON lines (the same variant and configs), config by config: how many configs differ in each
+    column, each kernel / loop opcode count and, where both list them (--opcodes), the loop's opcode order."""
+    a, b = ({r["config"]: r for r in map(json.loads, Path(src).read_text().splitlines())} for src in (first, second))
+    common = sorted(set(a) & set(b))
+    differ: dict[str, int] = {}
+    swaps: dict[tuple[str, str], int] = {}  # opcode pairs at the same place of two loops of one length
+    identical = 0
+    keys = [*TABLE_COLUMNS[:3], "loop_instructions", "loop_latency_rounds", "loop_constant_loads",
+            *(f"{part}:{op}" for part in ("kernel", "loop") for op in OPCODES)]
+    for cfg in common:
+        x, y = a[cfg], b[cfg]
+        bad = [k for k in keys if _field(x, k) != _field(y, k)]
+        if "loop_opcodes" in x and "loop_opcodes" in y:
+            if len(x["loop_opcodes"]) != len(y["loop_opcodes"]):
+                bad.append("loop_opcodes (length)")
+            pairs = {(u, v) for u, v in zip(x["loop_opcodes"], y["loop_opcodes"]) if u != v}
+            for pair in pairs:
+                swaps[pair] = swaps.get(pair, 0) + 1
+            bad += ["loop_opcodes"] if pairs else []
+        for k in bad:
+            differ[k] = differ.get(k, 0) + 1
+        identical += not bad
+    print(f"{first}: {len(a)} configs, {second}: {len(b)}, {len(common)} in both; identical in every field compared: "
+          f"{identical}" + ("" if "loop_opcodes" in a[common[0]] else " (no --opcodes: the loop's order not compared)"))
+    for k, n in sorted(differ.items(), key=lambda kv: -kv[1]):
+        print(f"  {k:<24} differs in {n} configs")
+    for (u, v), n in sorted(swaps.items(), key=lambda kv: -kv[1]):
+        print(f"  loop opcode {u} -> {v} at the same place in {n} configs")
+    return differ
+
+
+def _field(row: dict, key: str):
+    part, _, op = key.partition(":")
+    return row[part][op] if op else row[key]
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--variant", choices=tuple(KERNELS), default="nn")
@@ -197,8 +234,14 @@ def main() -> None:
     p.add_argument("--opcodes", action="store_true",
                    help="also the main loop's opcodes in program order (loop_opcodes), to compare two dtypes' loops")
     p.add_argument("--table", metavar="OUT", help="write the model's table from the JSON lines given as arguments")
-    p.add_argument("sources", nargs="*", help="--space JSON lines (with --table)")
+    p.add_argument("--compare", action="store_true", help="compare two dtypes' JSON lines, config by config")
+    p.add_argument("sources", nargs="*", help="--space JSON lines (with --table; two with --compare)")
     a = p.parse_args()
+    if a.compare:
+        if len(a.sources) != 2:
+            p.error("--compare takes two JSON-lines files")
+        compare(*a.sources)
+        return
     if a.table:
         write_table(Path(a.table), a.sources)
         return

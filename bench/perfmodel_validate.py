@@ -2,6 +2,8 @@
 
     # on a machine with an NVIDIA GPU, torch and triton (writes raw timings; resumable):
     python bench/perfmodel_validate.py measure --out bench/results/perfmodel-raw.json [--dtypes bf16,fp16,fp8]
+    # anywhere (no GPU), before a declared set is measured: the model's picks and the device call's timing estimate:
+    python bench/perfmodel_validate.py plan --set nn-fp16-first --dtypes fp16 [--json OUT]
     # anywhere (no GPU): the model's picks against those timings, the figures, the plot:
     python bench/perfmodel_validate.py score bench/results/perfmodel-raw.json [--json OUT] [--plot OUT.png]
     # anywhere with triton >= 3.4: compile the model's gfx950 picks for AMD and compare resources:
@@ -573,6 +575,45 @@ def _time(torch, launch, flush, reps: int) -> float:
     return statistics.median(s.elapsed_time(e) for s, e in events) / 1e3
 
 
+# ------------------------------------------------------------------------------------------- plan
+
+# The time one (shape, dtype) pair takes in `measure`, from the nn looks' logs (bench/results/
+# perfmodel-h200-measure-nn-*.log, 262 pairs, least squares): 0.14 s + 6.6 ms per microsecond of the best time
+# (420 configs timed 1 + 3 times, an L2 flush each, and the confirmations). Compiling comes on top: 1680 kernels
+# (two dtypes, two specialisations) took 118-144 s on the H200 machine's workers.
+PAIR_S = 0.14
+PAIR_S_PER_US = 6.6e-3
+
+
+def plan(args) -> list[dict]:
+    """A declared set before it is measured: the model's pick and predicted time per (shape, dtype), in measure's
+    order, and the timing estimate of the device call (the predicted time of the pick standing for the best). Reads no
+    measurement."""
+    from porter import hardware
+    from porter.perfmodel.gemm import Candidates, Gemm, evaluate
+
+    dev = hardware.get(args.device)
+    traits = traits_of(args.variant, args.triton)
+    dtypes = args.dtypes.split(",")
+    cands = {dt: Candidates(measured_space(args.device, dt), dev, dt, traits) for dt in dtypes}
+    rows, total = [], 0.0
+    for dt, part, (cat, m, n, k) in declared_plan(args.set, args.variant, dtypes):
+        predicted, _ = evaluate(Gemm(m, n, k, dt, traits), cands[dt])
+        pick = int(predicted.argmin())
+        estimate = PAIR_S + PAIR_S_PER_US * float(predicted[pick]) * 1e6
+        total += estimate
+        rows.append({"key": result_key(args.variant, dt, m, n, k), "category": cat, "split": part,
+                     "pick": cands[dt].configs[pick].label(), "predicted_s": float(predicted[pick]),
+                     "estimate_s": estimate})
+        print(f"{rows[-1]['key']:<28} {cat:<8} pick {rows[-1]['pick']:<24} {predicted[pick] * 1e6:9.1f} us  "
+              f"~{estimate:5.2f} s")
+    print(f"{len(rows)} pairs; timing ~{total:.0f} s after the compile ({len(dtypes)} dtype(s), "
+          f"{len({_specialisation(*sh[1:]) for _, sh in NN_SETS[args.set]()})} specialisation(s))")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"set": args.set, "dtypes": dtypes, "rows": rows}, indent=1) + "\n")
+    return rows
+
+
 # ------------------------------------------------------------------------------------------ score
 
 def kendall_tau(x: list[float], y: list[float]) -> float:
@@ -784,6 +825,13 @@ def main(argv: list[str] | None = None):
                         "nn-thirteenth the thirteenth look's nn unseen-13 shapes (nn_thirteenth_set), "
                         "nn-fp16-first the first nn fp16 look's shapes (nn_fp16_first_set, with --dtypes fp16), "
                         "each recorded with its declared split")
+    pl = sub.add_parser("plan", help="a declared set's model picks and timing estimate, before it is measured")
+    pl.add_argument("--set", choices=tuple(NN_SETS), required=True)
+    pl.add_argument("--dtypes", required=True)
+    pl.add_argument("--variant", choices=tuple(VARIANTS), default="nn")
+    pl.add_argument("--device", default="h200")
+    pl.add_argument("--triton", default="3.6.0", help="the Triton release the device call compiles with")
+    pl.add_argument("--json")
     s = sub.add_parser("score")
     s.add_argument("raw", nargs="+")
     s.add_argument("--device", default="h200")
@@ -794,7 +842,7 @@ def main(argv: list[str] | None = None):
     c.add_argument("--shapes", type=int, default=12)
     c.add_argument("--workdir", default="/tmp/porter-perfmodel-crosscheck")
     args = p.parse_args(argv)
-    return {"measure": measure, "score": score, "crosscheck": crosscheck}[args.cmd](args)
+    return {"measure": measure, "plan": plan, "score": score, "crosscheck": crosscheck}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -236,3 +236,21 @@ def test_first_nn_fp16_look_is_declared_fresh_and_fp16_only(validate):
         got = {(r["m"], r["n"], r["k"]) for r in raw["results"].values()}
         assert got <= set(shapes) and {r["split"] for r in raw["results"].values()} == {"unseen"}
         assert {r["dtype"] for r in raw["results"].values()} == {"fp16"}
+
+
+def test_plan_prices_the_first_nn_fp16_look_inside_one_device_call(validate, tmp_path, capsys):
+    """`plan`: the model's picks for a declared set and the device call's timing estimate, before anything is
+    measured. The first nn fp16 look fits one call: its timing estimate plus half the two-dtype compile of the
+    earlier looks (840 kernels of 1680; 144 s at most) stays inside the script's 218-s deadline with room to spare."""
+    import argparse
+
+    out = tmp_path / "plan.json"
+    rows = validate.plan(argparse.Namespace(set="nn-fp16-first", dtypes="fp16", variant="nn", device="h200",
+                                            triton="3.6.0", json=str(out)))
+    assert len(rows) == 28 and [r["key"] for r in rows] == [
+        validate.result_key("nn", "fp16", *sh[1:]) for _, sh in validate.nn_fp16_first_set()]
+    assert all(0 < r["predicted_s"] < 2e-3 and r["estimate_s"] > validate.PAIR_S for r in rows)
+    timing = sum(r["estimate_s"] for r in rows)
+    assert 144 / 2 + 1.5 * timing < 218
+    assert json.loads(out.read_text())["rows"] == rows
+    assert "28 pairs" in capsys.readouterr().out
