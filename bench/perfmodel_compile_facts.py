@@ -16,9 +16,14 @@ porter/perfmodel/gemm.py's T13 where the kernel's Triton is 3.6 on sm_90): every
 compiled for nn at N off 16, then the JSON lines gathered into the table:
 
     PYTHONPATH=/tmp/t36site python bench/perfmodel_compile_facts.py --variant nn --dtype bf16 --space > bf16.jsonl
+    PYTHONPATH=/tmp/t36site python bench/perfmodel_compile_facts.py --variant nn --dtype fp16 --space > fp16.jsonl
     PYTHONPATH=/tmp/t36site python bench/perfmodel_compile_facts.py --variant nn --dtype fp8 --space > fp8.jsonl
     python bench/perfmodel_compile_facts.py --table porter/perfmodel/data/triton-3.6-sm90a-nn-scalar-b.json \
-        bf16.jsonl fp8.jsonl
+        bf16.jsonl fp16.jsonl fp8.jsonl
+
+(fp16 was added by the first nn fp16 look; the table's dtypes are those of the JSON lines given, so bf16.jsonl and
+fp8.jsonl alone write the twelfth and thirteenth looks' table byte for byte.) With --opcodes each line also lists the
+main loop's opcodes in program order, to compare two dtypes' schedules.
 """
 
 from __future__ import annotations
@@ -40,7 +45,8 @@ OPCODES = ("LDG.E.U8", "LDG.E.U16", "LDG.E.128", "LDGSTS", "STS.U8", "STS.U16", 
 KERNELS = {"nt": "gemm_kernel", "nn": "gemm_nn_kernel"}
 
 
-def compile_config(variant: str, dtype: str, cfg: tuple[int, int, int, int, int], aligned: bool):
+def compile_config(variant: str, dtype: str, cfg: tuple[int, int, int, int, int], aligned: bool,
+                   opcodes: bool = False):
     import gemm_kernel
     import triton
     from triton.backends.compiler import GPUTarget
@@ -69,13 +75,16 @@ def compile_config(variant: str, dtype: str, cfg: tuple[int, int, int, int, int]
     stack = re.search(r"STACK:(\d+)", usage)
     instructions = [(int(a, 16), op.strip()) for a, op in re.findall(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", sass)]
     loop = _main_loop(instructions)
-    return {"variant": variant, "dtype": dtype, "config": f"{bm}x{bn}x{bk} w{warps} s{stages}", "aligned": aligned,
-            "triton": triton.__version__, "registers": int(regs.group(1)) if regs else None,
-            "stack_bytes": int(stack.group(1)) if stack else None, "shared_bytes": kernel.metadata.shared,
-            "kernel": {op: sum(op in o for _, o in instructions) for op in OPCODES},
-            "loop_instructions": len(loop), "loop": {op: sum(op in o for o in loop) for op in OPCODES},
-            "loop_constant_loads": sum(_opcode(o).startswith("LDC") for o in loop),
-            "loop_latency_rounds": latency_rounds(loop)}
+    facts = {"variant": variant, "dtype": dtype, "config": f"{bm}x{bn}x{bk} w{warps} s{stages}", "aligned": aligned,
+             "triton": triton.__version__, "registers": int(regs.group(1)) if regs else None,
+             "stack_bytes": int(stack.group(1)) if stack else None, "shared_bytes": kernel.metadata.shared,
+             "kernel": {op: sum(op in o for _, o in instructions) for op in OPCODES},
+             "loop_instructions": len(loop), "loop": {op: sum(op in o for o in loop) for op in OPCODES},
+             "loop_constant_loads": sum(_opcode(o).startswith("LDC") for o in loop),
+             "loop_latency_rounds": latency_rounds(loop)}
+    if opcodes:  # the loop's opcodes in program order (operands left out), to compare two compiles' schedules
+        facts["loop_opcodes"] = [_opcode(o) for o in loop]
+    return facts
 
 
 def latency_rounds(loop: list[str], latency: int = 2449) -> float:
@@ -160,8 +169,8 @@ def write_table(out: Path, sources: list[str]) -> None:
             "loop_constant_loads": "LDC in that loop (not ULDC): constant-bank loads, B's row stride reloaded to "
                                    "rebuild its scalar-load addresses where the compile is short of registers"},
         "command": "PYTHONPATH=<triton 3.6.0 unpacked> python bench/perfmodel_compile_facts.py --variant nn "
-                   "--dtype {bf16,fp8} --space > {dtype}.jsonl; python bench/perfmodel_compile_facts.py "
-                   "--table <this file> bf16.jsonl fp8.jsonl",
+                   f"--dtype {{{','.join(sorted(table))}}} --space > {{dtype}}.jsonl; python "
+                   f"bench/perfmodel_compile_facts.py --table <this file> {' '.join(f'{d}.jsonl' for d in sorted(table))}",
         "date": "2026-12-01"}
     lines = ["{", f'"provenance": {json.dumps(provenance, indent=1)},', f'"columns": {json.dumps(TABLE_COLUMNS)},',
              '"configs": {']
@@ -176,6 +185,43 @@ def write_table(out: Path, sources: list[str]) -> None:
     out.write_text("\n".join(lines) + "\n")
 
 
+def compare(first: str, second: str) -> dict[str, int]:
+    """Two dtypes' JSON lines (the same variant and configs), config by config: how many configs differ in each
+    column, each kernel / loop opcode count and, where both list them (--opcodes), the loop's opcode order."""
+    a, b = ({r["config"]: r for r in map(json.loads, Path(src).read_text().splitlines())} for src in (first, second))
+    common = sorted(set(a) & set(b))
+    differ: dict[str, int] = {}
+    swaps: dict[tuple[str, str], int] = {}  # opcode pairs at the same place of two loops of one length
+    identical = 0
+    keys = [*TABLE_COLUMNS[:3], "loop_instructions", "loop_latency_rounds", "loop_constant_loads",
+            *(f"{part}:{op}" for part in ("kernel", "loop") for op in OPCODES)]
+    for cfg in common:
+        x, y = a[cfg], b[cfg]
+        bad = [k for k in keys if _field(x, k) != _field(y, k)]
+        if "loop_opcodes" in x and "loop_opcodes" in y:
+            if len(x["loop_opcodes"]) != len(y["loop_opcodes"]):
+                bad.append("loop_opcodes (length)")
+            pairs = {(u, v) for u, v in zip(x["loop_opcodes"], y["loop_opcodes"]) if u != v}
+            for pair in pairs:
+                swaps[pair] = swaps.get(pair, 0) + 1
+            bad += ["loop_opcodes"] if pairs else []
+        for k in bad:
+            differ[k] = differ.get(k, 0) + 1
+        identical += not bad
+    print(f"{first}: {len(a)} configs, {second}: {len(b)}, {len(common)} in both; identical in every field compared: "
+          f"{identical}" + ("" if "loop_opcodes" in a[common[0]] else " (no --opcodes: the loop's order not compared)"))
+    for k, n in sorted(differ.items(), key=lambda kv: -kv[1]):
+        print(f"  {k:<24} differs in {n} configs")
+    for (u, v), n in sorted(swaps.items(), key=lambda kv: -kv[1]):
+        print(f"  loop opcode {u} -> {v} at the same place in {n} configs")
+    return differ
+
+
+def _field(row: dict, key: str):
+    part, _, op = key.partition(":")
+    return row[part][op] if op else row[key]
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--variant", choices=tuple(KERNELS), default="nn")
@@ -185,9 +231,17 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=18)
     p.add_argument("--space", action="store_true", help="also every config of the measured H200 space, in its order")
     p.add_argument("--aligned", action="store_true", help="mark M, N and every stride 16-divisible too")
+    p.add_argument("--opcodes", action="store_true",
+                   help="also the main loop's opcodes in program order (loop_opcodes), to compare two dtypes' loops")
     p.add_argument("--table", metavar="OUT", help="write the model's table from the JSON lines given as arguments")
-    p.add_argument("sources", nargs="*", help="--space JSON lines (with --table)")
+    p.add_argument("--compare", action="store_true", help="compare two dtypes' JSON lines, config by config")
+    p.add_argument("sources", nargs="*", help="--space JSON lines (with --table; two with --compare)")
     a = p.parse_args()
+    if a.compare:
+        if len(a.sources) != 2:
+            p.error("--compare takes two JSON-lines files")
+        compare(*a.sources)
+        return
     if a.table:
         write_table(Path(a.table), a.sources)
         return
@@ -206,7 +260,7 @@ def main() -> None:
     if not configs:
         p.error("no configs: give --config or --sample")
     for cfg in configs:
-        print(json.dumps(compile_config(a.variant, a.dtype, cfg, a.aligned)), flush=True)
+        print(json.dumps(compile_config(a.variant, a.dtype, cfg, a.aligned, a.opcodes)), flush=True)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
     # on a machine with an NVIDIA GPU, torch and triton (writes raw timings; resumable):
     python bench/perfmodel_validate.py measure --out bench/results/perfmodel-raw.json [--dtypes bf16,fp16,fp8]
+    # anywhere (no GPU), before a declared set is measured: the model's picks and the device call's timing estimate:
+    python bench/perfmodel_validate.py plan --set nn-fp16-first --dtypes fp16 [--json OUT]
     # anywhere (no GPU): the model's picks against those timings, the figures, the plot:
     python bench/perfmodel_validate.py score bench/results/perfmodel-raw.json [--json OUT] [--plot OUT.png]
     # anywhere with triton >= 3.4: compile the model's gfx950 picks for AMD and compare resources:
@@ -28,7 +30,8 @@ tenth look's reset, as recorded (its 2026-12-01 rows all fit; `measure --set nn-
 fit extras and unseen shapes, `nn_tenth_set`; after the eleventh look's reset the tenth look's unseen rows are fit
 too, and nn unseen is `measure --set nn-eleventh`, `nn_eleventh_set`; after the twelfth look's reset those are fit
 too, and nn unseen is `measure --set nn-twelfth`, `nn_twelfth_set`; after the thirteenth look's reset those are
-fit too, and nn unseen is `measure --set nn-thirteenth`, `nn_thirteenth_set`).
+fit too, and nn unseen is `measure --set nn-thirteenth`, `nn_thirteenth_set`). nn fp16, never measured before, has
+its own first set, all unseen: `measure --set nn-fp16-first --dtypes fp16`, `nn_fp16_first_set`.
 """
 
 from __future__ import annotations
@@ -268,6 +271,65 @@ def nn_thirteenth_set() -> list[tuple[str, tuple[str, int, int, int]]]:
             + NN_THIRTEENTH_CONTROL]
 
 
+# First nn fp16 look (2026-12-01, i18n): declared here before it was measured. nn was measured for bf16 and fp8 only;
+# fp16 (the 16-bit dtype the goal names next to bf16) has no nn row at all, so every fp16 nn row is unseen. "nn fp16
+# unseen-1" is shapes never measured for any variant or dtype (checked against every raw file by the test, and apart
+# from every declared nn set, the thirteenth look's too), covering the classes the nn bf16 looks were judged on, in the
+# twelfth and thirteenth looks' two Triton specialisations (M, N off 16 and K on it; M, N, K on 16):
+#   NN_FP16_DECODE: M <= 64 with M and N off 16: vocabulary heads whose vocabulary is not 16-divisible at decode token
+#       counts; 8 shapes.
+#   NN_FP16_MID: M in 100..5000 with M and N off 16: such heads at prefill token counts; 7 shapes.
+#   NN_FP16_ODD: generic shapes with M and N off 16; 5 shapes.
+#   NN_FP16_SMALL_M: M in {16, 32, 48, 64}, N and K on 16: LLM heads and MLP projections; 4 shapes.
+#   NN_FP16_CONTROL: M > 64, M, N and K on 16: heads and an MLP projection; 4 shapes.
+# Recorded with split "unseen" (`measure --set nn-fp16-first --dtypes fp16`); fp16 only, exhaustive over the model's
+# legal H200 space. Order (`nn_fp16_first_set`): DECODE, MID, ODD, SMALL_M, CONTROL as listed; the call's --deadline
+# cuts the tail (the controls first), and whatever it cuts stays unmeasured.
+NN_FP16_DECODE: list[tuple[str, int, int, int]] = [
+    ("decode", 5, 28996, 768),     # BERT-base-cased head (vocabulary 28996), 5 tokens
+    ("decode", 9, 256206, 1024),   # NLLB-200-distilled-600M head (256206), 9 tokens
+    ("decode", 18, 59514, 512),    # Marian opus-mt en-fr head (59514), 18 tokens
+    ("decode", 27, 246534, 1280),  # CTRL head (246534), 27 tokens
+    ("decode", 33, 31090, 768),    # SciBERT head (31090), 33 tokens
+    ("decode", 42, 250054, 1024),  # mBART-large-50 head (250054), 42 tokens
+    ("decode", 52, 65001, 512),    # Marian opus-mt en-zh head (65001), 52 tokens
+    ("decode", 63, 50267, 1024),   # LUKE-large head (50267), 63 tokens
+]
+NN_FP16_MID: list[tuple[str, int, int, int]] = [
+    ("mid", 110, 30527, 768),      # MPNet-base head (30527), 110 tokens
+    ("mid", 230, 50358, 768),      # BigBird-RoBERTa-base head (50358), 230 tokens
+    ("mid", 140, 250300, 1664),    # RemBERT head (250300, output embedding 1664), 140 tokens
+    ("mid", 520, 30145, 2048),     # XLM-mlm-en-2048 head (30145), 520 tokens
+    ("mid", 390, 256008, 1024),    # XGLM-564M head (256008), 390 tokens
+    ("mid", 1300, 30524, 768),     # BLIP text decoder head (30524), 1300 tokens
+    ("mid", 2100, 28996, 1024),    # BERT-large-cased head, 2100 tokens
+]
+NN_FP16_ODD: list[tuple[str, int, int, int]] = [
+    ("odd", 170, 7777, 3072),      # generic odd shapes
+    ("odd", 600, 11001, 1536),
+    ("odd", 1100, 4001, 2048),
+    ("odd", 2700, 1777, 1024),
+    ("odd", 4100, 2345, 768),
+]
+NN_FP16_SMALL_M: list[tuple[str, int, int, int]] = [
+    ("small", 16, 50272, 2048),    # OPT-1.3B head (50272), 16 tokens
+    ("small", 32, 256000, 2048),   # Gemma-2B head (256000), 32 tokens
+    ("small", 48, 13696, 4096),    # ChatGLM2-6B MLP up-projection (13696), 48 tokens
+    ("small", 64, 4096, 14336),    # Mistral-7B MLP down-projection, 64 tokens
+]
+NN_FP16_CONTROL: list[tuple[str, int, int, int]] = [
+    ("control", 192, 152064, 3584),  # Qwen2.5-7B head (152064), 192 tokens
+    ("control", 512, 50400, 4096),   # GPT-J-6B head (50400), 512 tokens
+    ("control", 640, 128112, 1024),  # M2M100-418M head (128112), 640 tokens
+    ("control", 2048, 5632, 2048),   # TinyLlama-1.1B MLP up-projection (5632), 2048 tokens
+]
+
+
+def nn_fp16_first_set() -> list[tuple[str, tuple[str, int, int, int]]]:
+    """The first nn fp16 look's measurement (nn fp16 unseen-1), as (split, shape), in the order it is measured."""
+    return [("unseen", s) for s in NN_FP16_DECODE + NN_FP16_MID + NN_FP16_ODD + NN_FP16_SMALL_M + NN_FP16_CONTROL]
+
+
 def nn_tenth_set() -> list[tuple[str, tuple[str, int, int, int]]]:
     """The tenth look's nn measurement, as (split, shape), in the order it is measured: the fit extras first,
     then the unseen extras, then the unseen SHAPES (index % 3 == 1)."""
@@ -275,6 +337,9 @@ def nn_tenth_set() -> list[tuple[str, tuple[str, int, int, int]]]:
             + [("unseen", s) for i, s in enumerate(SHAPES) if i % 3 == 1])
 
 
+# The declared sets `measure --set` takes, each recorded with its declared split.
+NN_SETS = {"nn-tenth": nn_tenth_set, "nn-eleventh": nn_eleventh_set, "nn-twelfth": nn_twelfth_set,
+           "nn-thirteenth": nn_thirteenth_set, "nn-fp16-first": nn_fp16_first_set}
 _NN_TENTH_UNSEEN = {sh[1:] for part, sh in nn_tenth_set() if part == "unseen"}
 _NN_ELEVENTH_UNSEEN = {sh[1:] for part, sh in nn_eleventh_set() if part == "unseen"}
 _NN_TWELFTH_UNSEEN = {sh[1:] for part, sh in nn_twelfth_set() if part == "unseen"}
@@ -379,6 +444,16 @@ def _compile_worker(job: tuple[str, str, tuple[int, int, int], list[dict]]) -> i
     return failed
 
 
+def declared_plan(name: str, variant: str, dtypes: list[str]) -> list[tuple[str, str, tuple[str, int, int, int]]]:
+    """A declared set's measurement as (dtype, split, shape): shape-major, each shape in every dtype before the next,
+    in the declared order. The nn sets are the nn variant's; nn-fp16-first is declared for fp16 alone."""
+    if variant != "nn":
+        raise SystemExit(f"--set {name} measures the nn variant")
+    if name == "nn-fp16-first" and dtypes != ["fp16"]:
+        raise SystemExit("--set nn-fp16-first is declared for fp16 alone: --dtypes fp16")
+    return [(dt, part, shape) for part, shape in NN_SETS[name]() for dt in dtypes]
+
+
 def measure(args) -> None:
     import dataclasses
     from concurrent.futures import ProcessPoolExecutor
@@ -401,13 +476,8 @@ def measure(args) -> None:
                     "date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv)}
     dtypes = args.dtypes.split(",")
     spaces = {dt: measured_space(args.device, dt) for dt in dtypes}
-    if args.set in ("nn-tenth", "nn-eleventh", "nn-twelfth", "nn-thirteenth"):
-        if variant != "nn":
-            raise SystemExit(f"--set {args.set} measures the nn variant")
-        declared = {"nn-tenth": nn_tenth_set, "nn-eleventh": nn_eleventh_set, "nn-twelfth": nn_twelfth_set,
-                    "nn-thirteenth": nn_thirteenth_set}[args.set]()
-        # shape-major: each shape in both dtypes before the next, in the declared order
-        plan = [(dt, part, shape) for part, shape in declared for dt in dtypes]
+    if args.set in NN_SETS:
+        plan = declared_plan(args.set, variant, dtypes)
     else:
         # A variant's shapes off the --every grid were measured after its fit: "unseen".
         plan = [(dt, "unseen" if args.offset and variant != "nt" else split(i), shape)
@@ -503,6 +573,45 @@ def _time(torch, launch, flush, reps: int) -> float:
         events.append((start, end))
     torch.cuda.synchronize()
     return statistics.median(s.elapsed_time(e) for s, e in events) / 1e3
+
+
+# ------------------------------------------------------------------------------------------- plan
+
+# The time one (shape, dtype) pair takes in `measure`, from the nn looks' logs (bench/results/
+# perfmodel-h200-measure-nn-*.log, 262 pairs, least squares): 0.14 s + 6.6 ms per microsecond of the best time
+# (420 configs timed 1 + 3 times, an L2 flush each, and the confirmations). Compiling comes on top: 1680 kernels
+# (two dtypes, two specialisations) took 118-144 s on the H200 machine's workers.
+PAIR_S = 0.14
+PAIR_S_PER_US = 6.6e-3
+
+
+def plan(args) -> list[dict]:
+    """A declared set before it is measured: the model's pick and predicted time per (shape, dtype), in measure's
+    order, and the timing estimate of the device call (the predicted time of the pick standing for the best). Reads no
+    measurement."""
+    from porter import hardware
+    from porter.perfmodel.gemm import Candidates, Gemm, evaluate
+
+    dev = hardware.get(args.device)
+    traits = traits_of(args.variant, args.triton)
+    dtypes = args.dtypes.split(",")
+    cands = {dt: Candidates(measured_space(args.device, dt), dev, dt, traits) for dt in dtypes}
+    rows, total = [], 0.0
+    for dt, part, (cat, m, n, k) in declared_plan(args.set, args.variant, dtypes):
+        predicted, _ = evaluate(Gemm(m, n, k, dt, traits), cands[dt])
+        pick = int(predicted.argmin())
+        estimate = PAIR_S + PAIR_S_PER_US * float(predicted[pick]) * 1e6
+        total += estimate
+        rows.append({"key": result_key(args.variant, dt, m, n, k), "category": cat, "split": part,
+                     "pick": cands[dt].configs[pick].label(), "predicted_s": float(predicted[pick]),
+                     "estimate_s": estimate})
+        print(f"{rows[-1]['key']:<28} {cat:<8} pick {rows[-1]['pick']:<24} {predicted[pick] * 1e6:9.1f} us  "
+              f"~{estimate:5.2f} s")
+    print(f"{len(rows)} pairs; timing ~{total:.0f} s after the compile ({len(dtypes)} dtype(s), "
+          f"{len({_specialisation(*sh[1:]) for _, sh in NN_SETS[args.set]()})} specialisation(s))")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"set": args.set, "dtypes": dtypes, "rows": rows}, indent=1) + "\n")
+    return rows
 
 
 # ------------------------------------------------------------------------------------------ score
@@ -709,12 +818,20 @@ def main(argv: list[str] | None = None):
     m.add_argument("--offset", type=int, default=0,
                    help="with --every N, the shapes whose index is this modulo N; a variant's such shapes are "
                         "recorded as split 'unseen' (measured after its model terms were fitted)")
-    m.add_argument("--set", choices=("nn-tenth", "nn-eleventh", "nn-twelfth", "nn-thirteenth"),
+    m.add_argument("--set", choices=tuple(NN_SETS),
                    help="measure a declared set instead of --every/--offset: nn-tenth is the tenth look's nn fit "
                         "extras and nn unseen shapes (nn_tenth_set), nn-eleventh the eleventh look's nn unseen-11 "
                         "shapes (nn_eleventh_set), nn-twelfth the twelfth look's nn unseen-12 shapes (nn_twelfth_set), "
                         "nn-thirteenth the thirteenth look's nn unseen-13 shapes (nn_thirteenth_set), "
+                        "nn-fp16-first the first nn fp16 look's shapes (nn_fp16_first_set, with --dtypes fp16), "
                         "each recorded with its declared split")
+    pl = sub.add_parser("plan", help="a declared set's model picks and timing estimate, before it is measured")
+    pl.add_argument("--set", choices=tuple(NN_SETS), required=True)
+    pl.add_argument("--dtypes", required=True)
+    pl.add_argument("--variant", choices=tuple(VARIANTS), default="nn")
+    pl.add_argument("--device", default="h200")
+    pl.add_argument("--triton", default="3.6.0", help="the Triton release the device call compiles with")
+    pl.add_argument("--json")
     s = sub.add_parser("score")
     s.add_argument("raw", nargs="+")
     s.add_argument("--device", default="h200")
@@ -725,7 +842,7 @@ def main(argv: list[str] | None = None):
     c.add_argument("--shapes", type=int, default=12)
     c.add_argument("--workdir", default="/tmp/porter-perfmodel-crosscheck")
     args = p.parse_args(argv)
-    return {"measure": measure, "score": score, "crosscheck": crosscheck}[args.cmd](args)
+    return {"measure": measure, "plan": plan, "score": score, "crosscheck": crosscheck}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -278,6 +278,32 @@ def test_scalar_b_addresses_rebuilt_from_constant_loads_cost_each_k_step():
     assert predict(on16, cfgs[0], h200).time_s == predict(on16, cfgs[0], without).time_s
 
 
+def test_fp16_nn_at_n_off_16_reads_its_own_compile():
+    """First nn fp16 look: Triton 3.6's sm_90a compiles of the nn kernel at N off 16 for fp16 (the table's fp16 rows,
+    every config of the H200 space) are the model's, not T13's count. They equal bf16's in every column for all 420
+    configs (the evidence note), so fp16 is priced as bf16 there, as it is everywhere else on the H200."""
+    h200 = hardware.get("h200")
+    fp16 = compiled_scalar_b(Traits("nn"), "sm_90", "fp16")
+    assert fp16 is not None and fp16 == compiled_scalar_b(Traits("nn"), "sm_90", "bf16") and len(fp16) == 420
+    cfgs = [GemmConfig(bm, bn, bk, num_warps=w, num_stages=st) for bm, bn, bk, w, st in
+            ((256, 128, 64, 8, 3), (16, 128, 32, 4, 3), (128, 128, 64, 4, 3))]
+    c, c39 = (Candidates(cfgs, h200, "fp16", Traits("nn", triton=t)) for t in ((3, 6), (3, 9)))
+    # 256x128x64 w8 s3: T13 counts 264 registers and rules it out; compiled, 255 with 40 B of stack, one resident
+    assert not c39.scalar_b_legal[0] and c39.scalar_b_regs[0] == 264
+    assert c.scalar_b_legal[0] and c.scalar_b_regs[0] == 255 and c.scalar_b_resident[0] == 1
+    # 16x128x32 w4 s3 interleaves its loads and stores (8 latencies per K-step); 128x128x64 w4 s3 reloads B's row
+    # stride 53 times a K-step (T17)
+    assert c.scalar_b_latencies[1] == pytest.approx(8.01) and list(c39.scalar_b_latencies) == [1.0] * 3
+    assert list(c.scalar_b_constant_loads) == [1, 1, 53] and list(c39.scalar_b_constant_loads) == [0, 0, 0]
+    # the same shape in fp16 and bf16 is predicted alike, config by config
+    from porter.perfmodel.select import space
+
+    configs = space(h200, "fp16")
+    t16, t_bf = (evaluate(Gemm(700, 7001, 2048, dt, Traits("nn")), Candidates(configs, h200, dt, Traits("nn")))[0]
+                 for dt in ("fp16", "bf16"))
+    assert np.array_equal(t16, t_bf)
+
+
 def test_fp8_wgmma_step_is_the_larger_of_landed_bytes_and_its_sustained_rate():
     # H200 fp8 at 1979 TFLOP/s: 8192.6 flop/clk per SM. 128x128x128: 512 clk of math + 32 KiB landed at
     # 128 B/clk = 768 > 512 / 0.70; 256x128x64: 512 + 24 KiB / 128 = 704 < 512 / 0.70 = 731.

@@ -189,3 +189,68 @@ def test_thirteenth_look_nn_split_is_declared_and_fresh(validate):
         raw = json.loads(raw_path.read_text())
         got = {(r["m"], r["n"], r["k"]) for r in raw["results"].values()}
         assert got <= set(shapes) and {r["split"] for r in raw["results"].values()} == {"unseen"}
+
+
+def test_first_nn_fp16_look_is_declared_fresh_and_fp16_only(validate):
+    """The first nn fp16 look (never measured before: nn had bf16 and fp8 rows only): shapes of the classes the nn bf16
+    looks were judged on (decode and prefill vocabulary heads with M and N off 16, generic odd shapes, N-on-16 small-M
+    and control shapes), none measured before for any variant or dtype (bench/results' raw files) nor declared for
+    another look, in the two specialisations of the twelfth and thirteenth looks; measured for fp16 alone."""
+    measured, nn_fp16 = set(), set()
+    for path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-*.json"):
+        if path.name.startswith("perfmodel-h200-raw-nn-fp16-first-"):
+            continue  # this look's own measurement of the set, once taken (named by its date)
+        for r in json.loads(path.read_text())["results"].values():
+            measured.add((r["m"], r["n"], r["k"]))
+            if r.get("variant") == "nn" and r["dtype"] == "fp16":
+                nn_fp16.add((r["m"], r["n"], r["k"]))
+    assert not nn_fp16  # every nn fp16 row is this look's
+    plan = validate.nn_fp16_first_set()
+    shapes = [sh[1:] for _, sh in plan]
+    assert {part for part, _ in plan} == {"unseen"} and len(shapes) == len(set(shapes)) == 28
+    assert not set(shapes) & measured
+    declared = {sh[1:] for name, fn in validate.NN_SETS.items() if name != "nn-fp16-first" for _, sh in fn()}
+    assert declared >= {sh[1:] for _, sh in validate.nn_thirteenth_set()}
+    assert not set(shapes) & (declared | {sh[1:] for sh in validate.SHAPES})
+    for _, m, n, k in validate.NN_FP16_DECODE:
+        assert 1 < m <= 64 and validate._specialisation(m, n, k) == (255, 255, 256)
+    for _, m, n, k in validate.NN_FP16_MID + validate.NN_FP16_ODD:
+        assert 100 <= m <= 5000 and validate._specialisation(m, n, k) == (255, 255, 256)
+    for _, m, n, k in validate.NN_FP16_SMALL_M:
+        assert m in (16, 32, 48, 64) and validate._specialisation(m, n, k) == (256, 256, 256)
+    for _, m, n, k in validate.NN_FP16_CONTROL:
+        assert m > 64 and validate._specialisation(m, n, k) == (256, 256, 256)
+    # the controls are measured last, so a deadline cuts them first
+    assert [sh[0] for _, sh in plan][-len(validate.NN_FP16_CONTROL):] == ["control"] * 4
+    for m, n, k in shapes:
+        assert validate.row_split("nn", "unseen", m, n, k) == "unseen"
+    # measured for fp16 alone, in the declared order; the other sets keep every dtype they are given
+    assert validate.declared_plan("nn-fp16-first", "nn", ["fp16"]) == [("fp16", "unseen", sh) for _, sh in plan]
+    for variant, dtypes in (("nn", ["bf16", "fp8"]), ("nn", ["fp16", "bf16"]), ("nt", ["fp16"])):
+        with pytest.raises(SystemExit):
+            validate.declared_plan("nn-fp16-first", variant, dtypes)
+    assert len(validate.declared_plan("nn-thirteenth", "nn", ["bf16", "fp8"])) == 58
+    for raw_path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-nn-fp16-first-*.json"):
+        # what was measured is (a prefix of) the declared set, fp16, recorded unseen
+        raw = json.loads(raw_path.read_text())
+        got = {(r["m"], r["n"], r["k"]) for r in raw["results"].values()}
+        assert got <= set(shapes) and {r["split"] for r in raw["results"].values()} == {"unseen"}
+        assert {r["dtype"] for r in raw["results"].values()} == {"fp16"}
+
+
+def test_plan_prices_the_first_nn_fp16_look_inside_one_device_call(validate, tmp_path, capsys):
+    """`plan`: the model's picks for a declared set and the device call's timing estimate, before anything is
+    measured. The first nn fp16 look fits one call: its timing estimate plus half the two-dtype compile of the
+    earlier looks (840 kernels of 1680; 144 s at most) stays inside the script's 218-s deadline with room to spare."""
+    import argparse
+
+    out = tmp_path / "plan.json"
+    rows = validate.plan(argparse.Namespace(set="nn-fp16-first", dtypes="fp16", variant="nn", device="h200",
+                                            triton="3.6.0", json=str(out)))
+    assert len(rows) == 28 and [r["key"] for r in rows] == [
+        validate.result_key("nn", "fp16", *sh[1:]) for _, sh in validate.nn_fp16_first_set()]
+    assert all(0 < r["predicted_s"] < 2e-3 and r["estimate_s"] > validate.PAIR_S for r in rows)
+    timing = sum(r["estimate_s"] for r in rows)
+    assert 144 / 2 + 1.5 * timing < 218
+    assert json.loads(out.read_text())["rows"] == rows
+    assert "28 pairs" in capsys.readouterr().out
