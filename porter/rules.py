@@ -91,10 +91,14 @@ class RuleContext:
         """The project headers `unit` names in `#include "..."` (resolved next to it) that this run has seen."""
         if not self.sources:
             return []
+        # The paths a file names depend on its tree alone: found once a file (a header is asked of by
+        # every file that includes it, and its SourceFile is shared across the map: `_Sources`).
+        names = unit.memo.get(_QUOTED_MEMO)
+        if names is None:
+            names = unit.memo[_QUOTED_MEMO] = tuple(unit.text(n).strip('"') for n in unit.captures(_QUOTED_INCLUDES))
         folder = posixpath.dirname(unit.path)
         found = []
-        for node in unit.captures(_QUOTED_INCLUDES):
-            name = unit.text(node).strip('"')
+        for name in names:  # type: ignore[union-attr]
             path = posixpath.normpath(posixpath.join(folder, name))
             if path in self.sources and path != unit.path:
                 found.append(self.sources[path])
@@ -121,6 +125,7 @@ class RuleContext:
 
 
 _QUOTED_INCLUDES = "(preproc_include path: (string_literal) @path)"
+_QUOTED_MEMO = "rules.quoted_includes"  # SourceFile.memo: the paths its `#include "..."` name, as written
 
 
 @dataclass(frozen=True)

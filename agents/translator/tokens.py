@@ -187,8 +187,8 @@ def _classify(unit: SourceFile, choices: Choices, project: AbstractSet[str]) -> 
     data = unit.data
     colons = b"::" in data  # else no name is qualified, and the two searches below are skipped
     code = unit.code_only
-    if code is not None and not colons:
-        by_name = _tokens_by_name(unit, code, includes, choices, extension, project)
+    if code is not None:
+        by_name = _tokens_by_name(unit, code, includes, choices, extension, project, colons)
         if by_name is not None:
             return Classified(extension, includes, by_name)
     tokens: list[Token] = []
@@ -224,22 +224,21 @@ def _classify(unit: SourceFile, choices: Choices, project: AbstractSet[str]) -> 
         # Most of a file's own CUDA-looking names are macros (CUDA_CHECK); a regex finds those
         # without a walk of the tree, and without asking the project's names (porter.symbols:
         # scanned when first asked), which only run for the names it leaves open.
-        declared = _defined(data)
-        unknown = [t for t in unknown if t.name not in declared]
-        unknown = [t for t in unknown if t.name not in project]  # the project's own
-        if unknown:
-            declared = {unit.text(n) for n in unit.captures(_DECLARED)}
-            tokens.extend(t for t in unknown if t.name not in declared)
+        kept = set(_unknown_kept(unit, dict.fromkeys(t.name for t in unknown), project))
+        if kept:
+            tokens.extend(t for t in unknown if t.name in kept)
             tokens.sort(key=lambda t: t.start)
     return Classified(extension, includes, tuple(tokens))
 
 
 def _tokens_by_name(unit: SourceFile, code: bytes, includes: tuple[Include, ...], choices: Choices,
-                    extension: bool, project: AbstractSet[str]) -> tuple[Token, ...] | None:
-    """`_classify`'s tokens where no `::` is in the file (then each name is what it is wherever
-    it stands) and the scanner runs over `code` (SourceFile.code_only): decided once per distinct
-    name, the positions taken from one split of the code, the tokens made in C. None where a
-    scanned name starts inside an include path (`_classify`'s loop then decides each)."""
+                    extension: bool, project: AbstractSet[str], colons: bool = False) -> tuple[Token, ...] | None:
+    """`_classify`'s tokens where the scanner runs over `code` (SourceFile.code_only): decided once
+    per distinct name, the positions taken from one split of the code, the tokens made in C. Where
+    the file has `::` (`colons`), a name next to one (`thrust::`, `cub::BlockReduce`, `std::min`)
+    is what `_token` makes of it there, with the bytes around it, as `_classify`'s loop decides it;
+    the file's other names by name. None where a scanned name starts inside an include path
+    (`_classify`'s loop then decides each)."""
     parts = _splitter(choices).split(code)
     found = parts[1::2]  # the scanned names; between them, the bytes around them
     if not found:
@@ -261,26 +260,54 @@ def _tokens_by_name(unit: SourceFile, code: bytes, includes: tuple[Include, ...]
         seen = known.get(name, _UNSEEN)
         if seen is _UNSEEN:
             text = name.decode()
-            token = None if text not in names and not prefixes.match(text) else \
-                _token(ix, b"", 0, len(name), text, extension)
-            seen = known[name] = _SKIP if token is None else (text, token.kind, token.mapping)
-        if seen is not _SKIP:
+            if text not in names and not prefixes.match(text):
+                seen = _SKIP
+            else:
+                token = _token(ix, b"", 0, len(name), text, extension)
+                seen = _NO_PLAIN if token is None else (text, token.kind, token.mapping)
+            known[name] = seen
+        if seen is not _SKIP and seen is not _NO_PLAIN:
             info[name] = seen  # type: ignore[assignment]
             if seen[1] == "unknown":  # type: ignore[index]
                 unknown[seen[0]] = name  # type: ignore[index]
-    if unknown:
-        # As `_classify` filters them: the file's macros, the project's names, then its declarations.
-        declared = _defined(unit.data)
-        left = [n for n in unknown if n not in declared]
-        left = [n for n in left if n not in project]
-        if left:
-            declared = {unit.text(n) for n in unit.captures(_DECLARED)}
-            left = [n for n in left if n not in declared]
-        for text in set(unknown).difference(left):
-            del info[unknown[text]]
+    qualified = _qualified(unit, ix, found, starts, ends, known, extension) if colons else {}
+    asked = set(unknown).union(t.name for t in qualified.values() if t is not None and t.kind == "unknown")
+    dropped = asked.difference(_unknown_kept(unit, asked, project)) if asked else set()
+    for text in dropped.intersection(unknown):
+        del info[unknown[text]]
     chosen = list(map(info.get, found))  # None where the name is no token
+    for i, token in qualified.items():
+        chosen[i] = None if token is None or (token.kind == "unknown" and token.name in dropped) else token[2:]
     # Token(start, end, *info) for each chosen position, in C: (start, end) + (name, kind, mapping).
     return tuple(map(_new_tuple, repeat(Token), map(add, compress(zip(starts, ends), chosen), filter(None, chosen))))
+
+
+def _qualified(unit: SourceFile, ix, found: list[bytes], starts: list[int], ends: list[int],
+               known: dict[bytes, object], extension: bool) -> dict[int, Token | None]:
+    """By position in `found`: what `_token` makes, with the bytes around it, of each scanned name
+    worth a look that a `::` touches (right after it, or within the four bytes before it)."""
+    data = unit.data
+    out: dict[int, Token | None] = {}
+    for i, name in enumerate(found):
+        if known[name] is _SKIP:
+            continue
+        start, end = starts[i], ends[i]
+        if data.startswith(b"::", end) or data.find(b"::", max(0, start - 4), start) >= 0:
+            out[i] = _token(ix, data, start, end, name.decode(), extension)
+    return out
+
+
+def _unknown_kept(unit: SourceFile, asked: Iterable[str], project: AbstractSet[str]) -> list[str]:
+    """Of the CUDA-looking names no table knows, those the file and the project do not define: not
+    its macros (a regex), not the project's names (porter.symbols, scanned when first asked), not
+    its declarations (a query, only for the names left)."""
+    declared = _defined(unit.data)
+    left = [n for n in asked if n not in declared]
+    left = [n for n in left if n not in project]
+    if left:
+        declared = {unit.text(n) for n in unit.captures(_DECLARED)}
+        left = [n for n in left if n not in declared]
+    return left
 
 
 @cache
@@ -295,6 +322,7 @@ def _splitter(choices: Choices) -> re.Pattern[bytes]:
 _PLAIN_BYTES: dict[tuple[Choices, bool], dict[bytes, object]] = {}
 _UNSEEN = object()
 _SKIP = object()
+_NO_PLAIN = object()  # worth a look, but no token where no `::` touches it (a namespace: `cub`, `thrust`)
 _new_tuple = tuple.__new__
 _PLAIN: dict[tuple[Choices, bool], dict[str, object]] = {}
 _PLAIN_MAX = 200_000

@@ -201,6 +201,13 @@ def test_tokens_by_name_are_the_one_by_one_tokens(monkeypatch):
                             "cuda"))
     # an include path tree-sitter does not read as one (so not blanked), with a name in it: refused
     units.append(SourceFile("j.cu", b'#include <cuda_runtime.h"\nint x = cudaSuccess;\n', "cuda"))
+    # `::` next to names: namespaces, qualified tables' names, a qualified unknown one (kept and dropped)
+    units.append(SourceFile("q.cu", b"#include <cub/cub.cuh>\nnamespace mine { void cuOwnQ(); }\n"
+                            b"__global__ void k(float* p) { typedef cub::BlockReduce<float, 128> R;\n"
+                            b"  thrust::device_vector<int> v; ::cudaMalloc(&p, 4); std::min(1, 2);\n"
+                            b"  cudaStream_t s; mine::cuOwnQ(); other::cuFancyQ(); cuFancyQ(); thrust::cuda::par;\n"
+                            b"  cudaError_t e = ::cudaGetLastError(); cudaMemcpyKind k2 = ::cudaMemcpyHostToDevice; }\n",
+                            "cuda"))
     ctx = RuleContext(project=frozenset({"cuMine"}))
     by_name = tokens._tokens_by_name
     answered = []
