@@ -590,3 +590,16 @@ def test_taken_edits_applied_in_their_kept_order_are_what_apply_to_gives():
     assert clash.applied(b"0123456789") is None
     with pytest.raises(ValueError):
         Patch(path="p.cu", base_hash="h", edits=tuple(clash.edits), agent="translator").apply_to(b"0123456789")
+
+
+def test_hip008_runtime_include_from_the_include_paths_is_its_regex():
+    from porter.agents.translator.rules import hip008_implicit_runtime_include as hip008
+
+    texts = [unit.data for unit in _fixture_units()]
+    texts += [b'#include "cuda_runtime.h"\n', b"  #  include <cuda.h>\n", b"#include <hip/hip_runtime.h>\n",
+              b"#include < cuda.h>\n", b"// #include <cuda.h>\n", b"x; #include <cuda.h>\n", b"#include <cuda.hpp>\n",
+              b"#include <cuda_runtime.h\n", b"#include_next <cuda.h>\n", b"#include <a.h>\n#include <cuda.h>\n", b""]
+    for data in texts:
+        unit = SourceFile("h.cuh", data, "cuda")
+        assert hip008._includes_runtime(unit) == (hip008._RUNTIME_INCLUDE.search(data) is not None), data
+    assert sum(hip008._includes_runtime(SourceFile("h.cuh", d, "cuda")) for d in texts) >= 4

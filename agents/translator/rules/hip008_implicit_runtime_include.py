@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterator
 
 from porter.agents.translator.tokens import classify, mentions_names
+from porter.includes import include_paths
 from porter.rules import Hit, RuleContext, rule
 from porter.state import Edit
 from porter.syntax import SourceFile, word_search
@@ -66,6 +67,19 @@ def implicit_runtime_include(unit: SourceFile, ctx: RuleContext) -> Iterator[Hit
 
 
 _RUNTIME_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"](?:hip/hip_runtime\.h|cuda_runtime\.h|cuda\.h)[>"]', re.M)
+_RUNTIME_HEADERS = frozenset({b"hip/hip_runtime.h", b"cuda_runtime.h", b"cuda.h"})
+
+
+def _includes_runtime(header: SourceFile) -> bool:
+    """Whether `_RUNTIME_INCLUDE` occurs in the header: from its include paths (includes.include_paths,
+    found from each `#`), once a header (every file that includes it asks)."""
+    found = header.memo.get(_RUNTIME_MEMO)
+    if found is None:
+        found = header.memo[_RUNTIME_MEMO] = not _RUNTIME_HEADERS.isdisjoint(include_paths(header.data))
+    return found  # type: ignore[return-value]
+
+
+_RUNTIME_MEMO = "hip008.includes_runtime"
 
 
 def _through_project_headers(unit: SourceFile, ctx: RuleContext) -> bool:
@@ -77,7 +91,7 @@ def _through_project_headers(unit: SourceFile, ctx: RuleContext) -> bool:
         if header.path in seen:
             continue
         seen.add(header.path)
-        if _RUNTIME_INCLUDE.search(header.data):
+        if _includes_runtime(header):
             return True
         todo.extend(ctx.included(header))
     return False
