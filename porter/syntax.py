@@ -220,7 +220,8 @@ def _common_prefix(words: list[bytes]) -> bytes:
     return first[:n]
 
 
-# CUDA syntax the C++ grammar cannot parse: a C/C++ file holding any of it is read as CUDA.
+# CUDA syntax the C++ grammar cannot parse: a C/C++ file holding any of it is read as CUDA. The definition;
+# `has_cuda_syntax` answers it literal first (a test holds the two equal).
 CUDA_SYNTAX = re.compile(rb"<<<|\b__(?:global|device|shared|constant|managed|launch_bounds)__\b")
 _CUDA_KEYWORD = word_search([rb"__global__", rb"__device__", rb"__shared__", rb"__constant__", rb"__managed__",
                              rb"__launch_bounds__"], whole=True)
@@ -309,16 +310,6 @@ def first_bytes(pattern: bytes) -> set[int] | None:
         return None  # an empty pattern matches before any byte
 
     return first(_parser.parse(pattern))
-
-
-def guarded(pattern: bytes, flags: int = 0) -> re.Pattern[bytes]:
-    """`pattern`, compiled behind a class test of the bytes a match can begin with (`first_bytes`),
-    where it has one: the same matches, but a position no alternative can start at is refused by
-    one test, where sre tried each alternative (and each `\\b`) at every byte of the file."""
-    firsts = first_bytes(pattern)
-    if firsts is None:
-        return re.compile(pattern, flags)
-    return re.compile(b"(?=[" + b"".join(re.escape(bytes([b])) for b in sorted(firsts)) + b"])(?:" + pattern + b")", flags)
 
 
 SNIPPET_WIDTH = 160
