@@ -1,16 +1,5 @@
 #!/bin/bash
-# Thirteenth look (2026-12-01, i18m): the nn unseen-13 set (bench/perfmodel_validate.py nn_thirteenth_set) on the H200,
-# in one device call of at most 240 s. Run from the repository root on the device with $OUT set and the cp312
-# pydantic wheels in whl/. bf16 and fp8 only; --deadline (seconds after the measure started) stops new shapes so
-# the call ends inside its limit; what it cuts (the controls, measured last) stays unmeasured.
-set -u
-: "${OUT:?}"
-start=$(date +%s)
-python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site whl/*.whl
-export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=/tmp/tcache
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv > "$OUT/gpu.txt" 2>&1
-el=$(( $(date +%s) - start ))
-python3 bench/perfmodel_validate.py measure --variant nn --set nn-thirteenth --dtypes bf16,fp8 \
-    --deadline $(( 218 - el )) --out "$OUT/pm-nn-thirteenth.json" 2>&1 | tee "$OUT/measure-nn-thirteenth.log"
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv >> "$OUT/gpu.txt" 2>&1
-echo "total $(( $(date +%s) - start )) s" | tee -a "$OUT/measure-nn-thirteenth.log"
+# Thirteenth look (2026-12-01, i18m): the nn unseen-13 set (bench/perfmodel_validate.py nn_thirteenth_set) on the
+# H200, in one device call of at most 240 s; bf16 and fp8, new shapes stopped 218 s after the start (what it cuts:
+# the controls, measured last). The steps: perfmodel_nn_look_h200.sh.
+exec bash "$(dirname "$0")/perfmodel_nn_look_h200.sh" nn-thirteenth bf16,fp8 218
