@@ -343,6 +343,8 @@ NN_SETS = {"nn-tenth": nn_tenth_set, "nn-eleventh": nn_eleventh_set, "nn-twelfth
 _NN_TENTH_UNSEEN = {sh[1:] for part, sh in nn_tenth_set() if part == "unseen"}
 _NN_ELEVENTH_UNSEEN = {sh[1:] for part, sh in nn_eleventh_set() if part == "unseen"}
 _NN_TWELFTH_UNSEEN = {sh[1:] for part, sh in nn_twelfth_set() if part == "unseen"}
+_NN_THIRTEENTH_UNSEEN = {sh[1:] for part, sh in nn_thirteenth_set() if part == "unseen"}
+_NN_FP16_FIRST_UNSEEN = {sh[1:] for part, sh in nn_fp16_first_set() if part == "unseen"}
 
 
 def shape_index(m: int, n: int, k: int) -> int | None:
@@ -355,14 +357,17 @@ def row_split(variant: str, recorded: str, m: int, n: int, k: int) -> str:
     "unseen" stays unseen; nn as recorded (the tenth look: the 2026-12-01 rows, all recorded "fit", are fit;
     its new rows carry their declared split; the eleventh look: the tenth look's unseen rows are fit, and only
     nn_eleventh_set's rows are nn unseen; the twelfth look: those are fit too, and only nn_twelfth_set's rows are
-    nn unseen; the thirteenth look: those are fit too, and only nn_thirteenth_set's rows are nn unseen);
-    persistent by variant_split of its SHAPES index."""
+    nn unseen; the thirteenth look: those are fit too, and only nn_thirteenth_set's rows are nn unseen; the
+    fourteenth look: the thirteenth look's and the first nn fp16 look's rows are fit too); persistent by
+    variant_split of its SHAPES index."""
     if variant == "nn" and recorded == "unseen" and (m, n, k) in _NN_TENTH_UNSEEN:
         return "fit"  # the eleventh look: the tenth look's unseen rows, looked at once, are fit rows now
     if variant == "nn" and recorded == "unseen" and (m, n, k) in _NN_ELEVENTH_UNSEEN:
         return "fit"  # the twelfth look: the eleventh look's unseen-11 rows, looked at once, are fit rows now
     if variant == "nn" and recorded == "unseen" and (m, n, k) in _NN_TWELFTH_UNSEEN:
         return "fit"  # the thirteenth look: the twelfth look's unseen-12 rows, looked at once, are fit rows now
+    if variant == "nn" and recorded == "unseen" and (m, n, k) in _NN_THIRTEENTH_UNSEEN | _NN_FP16_FIRST_UNSEEN:
+        return "fit"  # the fourteenth look: the unseen-13 and nn fp16 unseen-1 rows, looked at once, are fit rows now
     if variant in ("nt", "nn") or recorded == "unseen":
         return recorded
     index = shape_index(m, n, k)

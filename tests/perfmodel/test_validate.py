@@ -181,8 +181,8 @@ def test_thirteenth_look_nn_split_is_declared_and_fresh(validate):
         assert m > 64 and validate._specialisation(m, n, k) == (256, 256, 256)
     # the controls are measured last, so a deadline cuts them first
     assert [sh[0] for _, sh in plan][-len(validate.NN_THIRTEENTH_CONTROL):] == ["control"] * 3
-    for m, n, k in shapes:
-        assert validate.row_split("nn", "unseen", m, n, k) == "unseen"
+    for m, n, k in shapes:  # recorded unseen; fit rows since the fourteenth look's reset
+        assert validate.row_split("nn", "unseen", m, n, k) == "fit"
         assert validate.row_split("nn", "fit", m, n, k) == "fit"
     for raw_path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-nn-thirteenth-*.json"):
         # what was measured is (a prefix of) the declared set, recorded unseen
@@ -222,8 +222,8 @@ def test_first_nn_fp16_look_is_declared_fresh_and_fp16_only(validate):
         assert m > 64 and validate._specialisation(m, n, k) == (256, 256, 256)
     # the controls are measured last, so a deadline cuts them first
     assert [sh[0] for _, sh in plan][-len(validate.NN_FP16_CONTROL):] == ["control"] * 4
-    for m, n, k in shapes:
-        assert validate.row_split("nn", "unseen", m, n, k) == "unseen"
+    for m, n, k in shapes:  # recorded unseen; fit rows since the fourteenth look's reset
+        assert validate.row_split("nn", "unseen", m, n, k) == "fit"
     # measured for fp16 alone, in the declared order; the other sets keep every dtype they are given
     assert validate.declared_plan("nn-fp16-first", "nn", ["fp16"]) == [("fp16", "unseen", sh) for _, sh in plan]
     for variant, dtypes in (("nn", ["bf16", "fp8"]), ("nn", ["fp16", "bf16"]), ("nt", ["fp16"])):
@@ -254,3 +254,20 @@ def test_plan_prices_the_first_nn_fp16_look_inside_one_device_call(validate, tmp
     assert 144 / 2 + 1.5 * timing < 218
     assert json.loads(out.read_text())["rows"] == rows
     assert "28 pairs" in capsys.readouterr().out
+
+
+def test_fitscore_reads_the_thirteenth_and_fp16_looks_as_fit_rows():
+    """The fourteenth look's reset: bench/perfmodel_fitscore.py scores the thirteenth look's 58 rows and the first nn fp16
+    look's 28 rows as fit rows, with nn fp16 a fit column of its own; every nn row measured so far is a fit row."""
+    spec = importlib.util.spec_from_file_location("perfmodel_fitscore", ROOT / "bench" / "perfmodel_fitscore.py")
+    fitscore = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fitscore)
+    rows = fitscore.fit_rows()
+    nn = [r for r in rows if r["variant"] == "nn"]
+    by_dtype = {dt: sum(r["dtype"] == dt for r in nn) for dt in ("bf16", "fp16", "fp8")}
+    assert by_dtype == {"bf16": 160, "fp16": 28, "fp8": 160}
+    keys = {r["key"] for r in rows}
+    for name in ("perfmodel-h200-raw-nn-thirteenth-2026-12-01.json", "perfmodel-h200-raw-nn-fp16-first-2026-12-01.json"):
+        assert set(json.loads((ROOT / "bench" / "results" / name).read_text())["results"]) <= keys
+    table = fitscore.table(fitscore.score([r for r in nn if r["dtype"] == "fp16"]))
+    assert table["nn fp16"][0] == 28 and 0 < table["nn fp16"][2] <= table["nn fp16"][1] <= 1
