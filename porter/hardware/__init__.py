@@ -101,6 +101,9 @@ class ModelParams(BaseModel):
     # Clocks one constant-bank load (LDC) adds to a K-step where a compile rebuilds B's scalar-load addresses from
     # B's stride in the loop (sm_90; T17, perfmodel gemm).
     scalar_b_constant_load_clk: Sourced | None = None
+    # Clocks a 16-bit scalar-B K-step waits per latency round for its scalar loads of B, in the workgroup's own time
+    # after its requests issue (sm_90; T18, perfmodel gemm); None: dram_latency_ns, as T13-T17 had it.
+    scalar_b_latency_clk: Sourced | None = None
 
 
 class Node(BaseModel):

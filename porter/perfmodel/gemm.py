@@ -502,6 +502,7 @@ def _scalar_b_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndar
     lds = np.maximum(1, c.ns) * c.bm * c.bk * a_b + elems * a_b
     rounds = np.ones_like(c.bm)
     constant_loads = np.zeros_like(c.bm)
+    compiled = np.zeros_like(c.bm, dtype=bool)
     # T16 (twelfth look): where a table of the kernel's compiles for its Triton release and target has the config,
     # the compile decides what T13 counted: registers and shared memory as compiled (residency), ruled out only
     # when it spills past SCALAR_B_STACK_MAX_BYTES; the memory latencies a K-step waits, from the order of the
@@ -515,6 +516,7 @@ def _scalar_b_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndar
             row = table.get(f"{cfg.block_m}x{cfg.block_n}x{cfg.block_k} w{cfg.num_warps} s{cfg.num_stages}")
             if row is None:
                 continue
+            compiled[i] = True
             regs[i], lds[i] = row.registers, row.shared_bytes
             legal[i] = (c.shape_legal[i] and row.stack_bytes <= SCALAR_B_STACK_MAX_BYTES
                         and row.shared_bytes <= spec.lds_bytes_per_workgroup.value)
@@ -534,6 +536,17 @@ def _scalar_b_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndar
     # Each sits on its load's address chain, so the K-step's loads issue one constant-load latency apart:
     # evaluate adds loop_constant_loads x [model] scalar_b_constant_load_clk to the workgroup's own time.
     c.scalar_b_constant_loads = constant_loads
+    c.scalar_b_compiled = compiled
+    # T18 (fourteenth look; 16-bit dtypes, configs the table has, scalar_b_compiled): the loop issues all of a K-step's scalar loads
+    # of B (LDG.E.U16, one warp-wide request each), then waits for them (latency_rounds), then stores them (STS.U16)
+    # and runs the K-step's wgmma waited to zero: one chain per workgroup, so evaluate puts the workgroup's own
+    # requests (scalar_b_requests x scalar_load_request_clk) in its own time, next to the wait, and the wait is the
+    # scalar load's latency ([model] scalar_b_latency_clk), not the pipelined loads' effective DRAM latency
+    # (dram_latency_ns, fitted on nt's cp.async pipeline). Measured on the nn bf16 / fp16 fit rows at N off 16 with
+    # several waves (bf16 1000x50257x1600): one resident 256x128x64 w8 s3 K-step 4264 clk = 1404 core + 304 requests
+    # x 5 + ~1300; two resident 128x128x32 w4 s3 2196 clk per pair of K-steps where the model without T18 said 3332
+    # (its own time: 448 core + 2449 latency, requests not in it); the model without T18 priced every tile but the
+    # one-resident BM/BN-256 w8 ones 1.3-1.5x too slow and picked those (0.70-0.81 of the best on MID shapes).
 
 
 @dataclass(frozen=True)
@@ -621,6 +634,8 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     request_clk = 0.0 if dev.model.scalar_load_request_clk is None else dev.model.scalar_load_request_clk.value
     constant_clk = (0.0 if dev.model.scalar_b_constant_load_clk is None
                     else dev.model.scalar_b_constant_load_clk.value)
+    scalar_latency = (None if dev.model.scalar_b_latency_clk is None
+                      else dev.model.scalar_b_latency_clk.value / clk)
     lds_clk = c.scalar_b_lds_clk if scalar_b else c.lds_clk
     exposed_latencies = np.maximum(c.exposed_latencies, c.scalar_b_latencies) if scalar_b else c.exposed_latencies
     slots = cus * resident
@@ -664,6 +679,12 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
                + serialized)
         if scalar_b:  # T17: B's row addresses rebuilt from constant loads, one latency apart (_scalar_b_costs)
             own = own + c.scalar_b_constant_loads * constant_clk / clk
+        if scalar_b and a_b == 2 and scalar_latency is not None:
+            # T18 (fourteenth look): a 16-bit scalar-B K-step is a chain in the workgroup's own time: its B requests
+            # issue one warp-wide load at a time, then it waits its latency rounds at the scalar load's latency
+            # ([model] scalar_b_latency_clk), then stores and multiplies (core). (_scalar_b_costs says why.)
+            own = np.where(c.scalar_b_compiled, own - exposed_latencies * latency + exposed_latencies * scalar_latency
+                           + c.scalar_b_requests * request_clk / clk, own)
         busy = np.maximum(core, own)
         step = np.where(c.pipelined, np.maximum(busy, load), busy + load)
         per_iter_bound = np.select([step < load * 1.0001, core == compute], [2, 0], 1)

@@ -499,3 +499,32 @@ def test_nn_16bit_wgmma_k_step_is_bound_by_shared_memory_traffic():
     fp8 = Candidates([wide, tall], h200, "fp8", Traits("nn"))
     assert not np.allclose(fp8.compute_clk, [128 * 1024 / rate, 144 * 1024 / rate])
     assert hardware.get("mi350x").model.wgmma_mn_major_smem_bytes_per_clk is None
+
+
+def test_scalar_b_k_step_is_one_chain_of_requests_and_the_scalar_loads_latency():
+    """T18 (fourteenth look): a 16-bit scalar-B K-step (Triton 3.6, N off 16) issues its B loads one warp-wide request
+    at a time, waits their latency rounds, then stores and multiplies: the workgroup's own requests are in its own
+    time, and the wait is [model] scalar_b_latency_clk, not dram_latency_ns. Without it the model picked the one-resident
+    BM/BN-256 w8 tiles on the MID fit shapes (bf16 350x20001x2560: 128x256x64 w8 s4, 0.698 of the best)."""
+    h200 = hardware.get("h200")
+    without = h200.model_copy(update={"model": h200.model.model_copy(update={"scalar_b_latency_clk": None})})
+    cfgs = [GemmConfig(128, 256, 64, num_warps=8, num_stages=4), GemmConfig(128, 128, 32, num_warps=4, num_stages=3)]
+    shape = Gemm(350, 20001, 2560, "bf16", Traits("nn"))
+    t, t0 = ([predict(shape, cfg, dev).time_s for cfg in cfgs] for dev in (h200, without))
+    assert t0[0] < t0[1] and t[1] < t[0]  # measured: 128x128x32 w4 s3 201 us, 128x256x64 w8 s4 1.43x that
+    fp16 = Gemm(350, 20001, 2560, "fp16", Traits("nn"))
+    assert [predict(fp16, cfg, h200).time_s for cfg in cfgs] == t  # fp16 compiles as bf16: the same chain
+    # the term on a lone workgroup (one tile, one wave, 100 K-steps): own requests in, latency rounds at the new figure
+    lone = Gemm(128, 125, 3200, "bf16", Traits("nn"))
+    c, c0 = (Candidates(cfgs[1:], dev, "bf16", Traits("nn")) for dev in (h200, without))
+    (a,), _ = evaluate(lone, c)
+    (b,), _ = evaluate(lone, c0)
+    rounds, requests = c.scalar_b_latencies[0], c.scalar_b_requests[0]
+    per_step = (requests * h200.model.scalar_load_request_clk.value
+                + rounds * (h200.model.scalar_b_latency_clk.value - h200.model.dram_latency_ns.value * 1e-9 * h200.clock_hz))
+    assert a - b == pytest.approx(100 * per_step / h200.clock_hz, rel=1e-6)
+    # fp8 (byte loads, its own loop), N on 16 (vector loads) and a Triton without a table keep T13-T17's pricing
+    for dev_shape in (Gemm(350, 20001, 2560, "fp8", Traits("nn")), Gemm(352, 20000, 2560, "bf16", Traits("nn")),
+                      Gemm(350, 20001, 2560, "bf16", Traits("nn", triton=(3, 9)))):
+        c, c0 = (Candidates(cfgs, dev, dev_shape.dtype, dev_shape.traits) for dev in (h200, without))
+        assert list(evaluate(dev_shape, c)[0]) == list(evaluate(dev_shape, c0)[0])
