@@ -506,6 +506,62 @@ __global__ void k(float* v) {
     assert "globaltimer" not in ptx and "atom.shared.cas" not in ptx
 
 
+HEAVY_KERNELS = """#include <hip/hip_runtime.h>
+#define BODY                                                                          \\
+  float acc[96];                                                                      \\
+  _Pragma("unroll") for (int i = 0; i < 96; ++i) acc[i] = a[threadIdx.x + i * 256];  \\
+  _Pragma("unroll") for (int k = 0; k < 8; ++k)                                       \\
+    _Pragma("unroll") for (int i = 0; i < 96; ++i) acc[i] = acc[i] * acc[(i + k) % 96] + 1.f; \\
+  float s = 0;                                                                        \\
+  _Pragma("unroll") for (int i = 0; i < 96; ++i) s += acc[i];                        \\
+  o[threadIdx.x] = s;
+__global__ void unbounded(float* o, const float* a) { BODY }
+__global__ void __launch_bounds__(256) bounded(float* o, const float* a) { BODY }
+"""
+
+
+@pytest.mark.toolchain("nvcc")
+def test_unbounded_kernels_fit_a_1024_thread_block_in_plain_builds(tmp_path: Path) -> None:
+    """hip-clang compiles a kernel without __launch_bounds__ for up to 1024 threads per block, so
+    nvcc.opts caps such a kernel at 64 registers (65536 / 1024) and leaves a bounded one alone:
+    the same kernel body uses 127 registers under __launch_bounds__(256)."""
+    src = tmp_path / "heavy.hip.cu"
+    src.write_text(HEAVY_KERNELS)
+    cmd = [str(find_nvcc()), "-cubin", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS),
+           "--resource-usage", str(src), "-o", str(tmp_path / "heavy.cubin")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    used = dict(re.findall(r"Function properties for _Z\d+(\w+?)PfPKf.*?Used (\d+) registers", proc.stdout + proc.stderr, re.S))
+    assert int(used["unbounded"]) <= 64
+    assert int(used["bounded"]) > 64
+
+
+@pytest.mark.toolchain("nvcc")
+def test_collective_fast_path_has_no_inlined_wait_loop(tmp_path: Path) -> None:
+    """A ballot in a loop compiles to one try_wait per collective and the retry out of line
+    (wait_rest): the retry loop inlined into each collective cost the fast path 3-33% on the
+    H200 (docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md, session 9)."""
+    src = tmp_path / "b.hip.cu"
+    src.write_text("""#include <hip/hip_runtime.h>
+__global__ void k(float* v, int n) {
+  float x = v[threadIdx.x];
+  for (int i = 0; i < n; ++i) x += static_cast<float>(__ballot(x > 0.f) & 1ull);
+  v[threadIdx.x] = x;
+}
+""")
+    cmd = [str(find_nvcc()), "-ptx", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS),
+           str(src), "-o", str(tmp_path / "b.ptx")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    ptx = (tmp_path / "b.ptx").read_text()
+    kernel = ptx[ptx.index(".entry _Z1kPfi"):]
+    kernel = kernel[:kernel.index("\n}\n")]
+    # one try_wait per copy of the collective (ptxas may unroll the loop), each followed by a
+    # call of wait_rest; the inlined loop had a second try_wait per copy and no call
+    waits = kernel.count("mbarrier.try_wait")
+    assert waits >= 1 and kernel.count("wait_rest") == waits
+
+
 def _gen():
     import importlib.util
 

@@ -98,7 +98,9 @@
  *   a whole warp's (one test, one branch): 14.9-18.9x -> 10.0-11.2x. Session 8 measured and
  *   dropped: the wait on the phase's parity instead of the arrival's token (ballot 5% slower),
  *   the wave's live lanes and words as 32-bit halves (ballot 3.5% slower with the vote wait),
- *   the ballot voted before the fast-path test (ballot 13% slower).
+ *   the ballot voted before the fast-path test (ballot 13% slower). Session 9 moved the wait's retry
+ *   loop out of line (wait_rest): 10.0-11.3x -> 9.1x / 9.4-9.5x / 10.7-10.8x (shfl_xor(32) / 64-lane
+ *   shfl_down / ballot).
  *   Named barriers after the handshake
  *   were measured and not kept (slower, 12 more registers); a tagged-data protocol (each lane's
  *   value stored with its collective's number, polled by the reader: no barrier at all) was
@@ -637,7 +639,7 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  *     (session 5: vote.sync makes the lanes leave together from a warp-synchronous
  *     instruction, and each lane's acquire orders what it reads after it, so no __syncwarp
  *     after it); the loop, with lane 0's wait_cold, only after a vote found the phase
- *     incomplete. The vote is needed, not only convenient (session 8): with each lane's own
+ *     incomplete, and out of line (wait_rest, session 9). The vote is needed, not only convenient (session 8): with each lane's own
  *     try_wait loop instead (f07c4d9, 4% faster), the lanes that leave the wait are not held
  *     for lane 0 while it is inside wait_cold - the compiler's reconvergence point (BSYNC) is
  *     no guarantee - so after a give-up lane 0 reached the next collective alone (its
@@ -649,11 +651,12 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  *   - the propagation of "no live lanes" (below): one predicated store, no branch.
  * Measured (session 6, docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): 10.0x a native
  * shuffle for shfl_xor(32), 10.5x for a 64-lane shfl_down, 11.2x for a ballot, against
- * 14.9-18.9x with session 5's per-collective test of the partner's word. Measured and not
- * kept: the propagation at the head of the next collective (the partner's two words loaded
- * with the own word; shuffles 15% slower, votes and the bare barrier faster), the wait's
- * remainder out of line (plain-nvcc split_wave over 64 registers), an inline-PTX wait loop
- * (slower).
+ * 14.9-18.9x with session 5's per-collective test of the partner's word; session 9, with the
+ * retry in wait_rest: 9.1x, 9.4-9.5x, 10.7-10.8x. Measured and not kept: the propagation at the
+ * head of the next collective (the partner's two words loaded with the own word; shuffles 15%
+ * slower, votes and the bare barrier faster), an inline-PTX wait loop (slower). The wait's
+ * remainder out of line was first dropped for registers (plain-nvcc split_wave over 64); since
+ * session 9 wait_rest takes only the token and nvcc.opts caps unbounded kernels at 64.
  * Nothing tests the partner's arrival word: a partner that did not take part reads as a warp
  * word of no live lanes, which the callers use as they use any live mask (the wave's live
  * lanes mask every slot read; a ballot is ANDed with them).
@@ -680,6 +683,26 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  * Buffer reuse: a lane passes barrier k only after every lane of the wave arrived at k, which
  * each did after its own reads of collective k-1; so collective k+1 may overwrite k-1's
  * buffer (slots and warp words). */
+/* The rest of a fast-path wait whose first vote found the phase incomplete, out of line
+ * (session 9): the retry loop inlined into every collective cost the fast path 3-33% on the H200
+ * (docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md, session 9), though the first vote nearly
+ * always succeeds. The whole warp calls it (the vote is uniform) and leaves it together (the
+ * last vote); it reads its wave's mbarrier anew, so the call site passes only the token (with
+ * `bar` and `leader` as arguments plain-nvcc split_wave needed 66 registers, over 1024-thread
+ * blocks' 64). The loop is the one wave_round's comment describes: a warp vote on each lane's
+ * try_wait, the leader's wait_cold at the 3rd, 11th, 19th ... unsuccessful vote. */
+__device__ __noinline__ void wait_rest(unsigned long long state) {
+  const unsigned t = fresh_thread_index(nullptr);
+  const unsigned bar = shared_addr(&wave_mbarriers()[t / kWaveLanes]);
+  const bool leader = (t % 32u) == 0u;
+  bool done = false;
+  unsigned start = 0;
+  for (unsigned tries = 1; !done; ++tries) {
+    if (leader && (tries & 7u) == 3u) start = wait_cold(start);
+    done = porter_hoc_cuda_all_sync(0xffffffffu, mbar_try_wait(bar, state));
+  }
+}
+
 template <bool kData, bool kVote = false>
 __device__ inline unsigned long long wave_round(const WavePos& p, unsigned live, unsigned long long& mine, unsigned value,
                                                 unsigned src, unsigned* got, unsigned* buf_out, int pred = 0) {
@@ -711,11 +734,7 @@ __device__ inline unsigned long long wave_round(const WavePos& p, unsigned live,
     // (split_wave) it ran out of them and saved them in general registers (plain nvcc: 67
     // registers, 1024-thread blocks would not launch; this form: 64).
     bool done = porter_hoc_cuda_all_sync(0xffffffffu, mbar_try_wait(bar, state));
-    unsigned start = 0;
-    for (unsigned tries = 1; !done; ++tries) {
-      if (leader && (tries & 7u) == 3u) start = wait_cold(start);
-      done = porter_hoc_cuda_all_sync(0xffffffffu, mbar_try_wait(bar, state));
-    }
+    if (!done) wait_rest(state);
   }
   const unsigned buf = static_cast<unsigned>(next) & 1u;
   // Loaded in this order, before any use (volatile: not sunk), so they share one round trip.
