@@ -691,7 +691,7 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  * `bar` and `leader` as arguments plain-nvcc split_wave needed 66 registers, over 1024-thread
  * blocks' 64). The loop is the one wave_round's comment describes: a warp vote on each lane's
  * try_wait, the leader's wait_cold at the 3rd, 11th, 19th ... unsuccessful vote. */
-__device__ __noinline__ void wait_rest(unsigned long long state) {
+__device__ __noinline__ inline void wait_rest(unsigned long long state) {
   const unsigned t = fresh_thread_index(nullptr);
   const unsigned bar = shared_addr(&wave_mbarriers()[t / kWaveLanes]);
   const bool leader = (t % 32u) == 0u;
