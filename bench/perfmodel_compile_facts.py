@@ -134,14 +134,20 @@ TABLE_COLUMNS = ("registers", "stack_bytes", "shared_bytes", "loop_instructions"
 
 
 def write_table(out: Path, sources: list[str]) -> None:
-    """Gather --space JSON lines (nn, N off 16) into the model's table: per dtype and config the TABLE_COLUMNS."""
+    """Gather --space JSON lines of the nn kernel into the model's table: per dtype and config the TABLE_COLUMNS.
+
+    One table holds one specialisation: every line at N off 16 (the scalar-B table), or every line --aligned (M, N,
+    K and the strides 16-divisible: the aligned table, T19)."""
     table: dict[str, dict[str, list[int]]] = {}
-    triton = set()
+    triton, aligned = set(), set()
     for src in sources:
         for line in Path(src).read_text().splitlines():
             r = json.loads(line)
-            if r["variant"] != "nn" or r["aligned"] or r["registers"] is None:
-                raise SystemExit(f"{src}: not an nn compile at N off 16: {r['config']}")
+            if r["variant"] != "nn" or r["registers"] is None:
+                raise SystemExit(f"{src}: not an nn compile: {r['config']}")
+            aligned.add(r["aligned"])
+            if len(aligned) > 1:
+                raise SystemExit(f"{src}: compiles at N off 16 and aligned ones in one table: {r['config']}")
             triton.add(r["triton"])
             loop = r["loop"]
             table.setdefault(r["dtype"], {})[r["config"]] = [
@@ -153,8 +159,10 @@ def write_table(out: Path, sources: list[str]) -> None:
     provenance = {
         "kernel": "bench/gemm_kernel.py gemm_nn_kernel (C = A @ B, B row-major), GROUP_M 8",
         "triton": triton.pop(), "target": "GPUTarget('cuda', 90, 32): sm_90a, with Triton's bundled ptxas",
-        "divisibility": "tt.divisibility 16 on a_ptr, b_ptr, c_ptr, K, stride_am; not on M, N, stride_bk, "
-                        "stride_cm (N off a multiple of 16, as Triton specializes 3000x5000x2000)",
+        "divisibility": ("tt.divisibility 16 on every pointer, M, N, K and stride (--aligned: N on a multiple of 16, "
+                         "as Triton specializes 4096x4096x4096)" if aligned == {True} else
+                         "tt.divisibility 16 on a_ptr, b_ptr, c_ptr, K, stride_am; not on M, N, stride_bk, "
+                         "stride_cm (N off a multiple of 16, as Triton specializes 3000x5000x2000)"),
         "configs": "every config of bench/perfmodel_validate.py measured_space('h200', dtype)",
         "columns": {
             "registers": "REG per thread (cuobjdump -res-usage)",
@@ -169,7 +177,8 @@ def write_table(out: Path, sources: list[str]) -> None:
             "loop_constant_loads": "LDC in that loop (not ULDC): constant-bank loads, B's row stride reloaded to "
                                    "rebuild its scalar-load addresses where the compile is short of registers"},
         "command": "PYTHONPATH=<triton 3.6.0 unpacked> python bench/perfmodel_compile_facts.py --variant nn "
-                   f"--dtype {{{','.join(sorted(table))}}} --space > {{dtype}}.jsonl; python "
+                   f"--dtype {{{','.join(sorted(table))}}} --space{' --aligned' if aligned == {True} else ''} "
+                   "> {dtype}.jsonl; python "
                    f"bench/perfmodel_compile_facts.py --table <this file> {' '.join(f'{d}.jsonl' for d in sorted(table))}",
         "date": "2026-12-01"}
     lines = ["{", f'"provenance": {json.dumps(provenance, indent=1)},', f'"columns": {json.dumps(TABLE_COLUMNS)},',

@@ -445,6 +445,7 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
                         if model.wgmma_serialized_clk is not None else np.zeros_like(c.bm))
     c.pipelined = c.ns >= 2
     _scalar_b_costs(c, dev, traits, threads)
+    _compiled_aligned_costs(c, dev, traits, threads)
 
 
 def _residency(spec, lds, nw, regs, threads, persistent: bool) -> np.ndarray:
@@ -455,6 +456,41 @@ def _residency(spec, lds, nw, regs, threads, persistent: bool) -> np.ndarray:
     by_regs = np.floor(spec.register_bytes_per_cu.value / (regs * 4 * threads))
     resident = np.maximum(1, np.minimum.reduce([by_lds, by_waves, by_regs, np.full_like(by_lds, MAX_WORKGROUPS_PER_CU)]))
     return np.ones_like(resident) if persistent else resident
+
+
+def _compiled_aligned_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndarray) -> None:
+    """T19 (fifteenth look): registers, shared memory and legality as Triton compiled the kernel at N on 16.
+
+    Where the kernel's Triton release and target have a table of the nn kernel compiled with M, N, K and the strides
+    16-divisible (`compiled_aligned`: Triton 3.6 on sm_90, fp8, every config of the H200 space; the evidence note of
+    2026-12-01, fifteenth look), the compile decides the resources the count above estimated, as T16 does at N off 16:
+    registers and shared memory as compiled give the residency, and a config whose compile spills past
+    SCALAR_B_STACK_MAX_BYTES is ruled out. What the count got wrong, read from the table (fp8, 420 configs): every
+    config compiles to less shared memory than num_stages buffers of the A and B tiles (mma.sync tiles allocate
+    num_stages - 1: 16x64x128 w4 s4 30 KiB against 40; wgmma tiles 1.2-4.6 tiles' worth, 256x64x128 w8 s2 72 KiB
+    against 80), and 168 of 236 wgmma configs compile to more registers than counted (256x64x64 w4 s3: 226 against
+    168, so two resident, not three); the residency rises for 229 configs and falls for 16, and one more config is
+    ruled out (it spills). The scalar-B arrays (N off 16) keep their own table; configs the table lacks keep the count.
+    """
+    table = compiled_aligned(traits, dev.arch, c.dtype)
+    if table is None:
+        return
+    spec = dev.spec
+    compiled = np.zeros_like(c.bm, dtype=bool)
+    regs, lds = c.regs.copy(), c.lds.copy()
+    for i, cfg in enumerate(c.configs):
+        row = table.get(f"{cfg.block_m}x{cfg.block_n}x{cfg.block_k} w{cfg.num_warps} s{cfg.num_stages}")
+        if row is None:
+            continue
+        compiled[i] = True
+        regs[i], lds[i] = row.registers, row.shared_bytes
+        c.legal[i] = (c.shape_legal[i] and row.stack_bytes <= SCALAR_B_STACK_MAX_BYTES
+                      and row.shared_bytes <= spec.lds_bytes_per_workgroup.value)
+    granule = spec.vgpr_granule.value
+    resident = _residency(spec, lds, c.nw, np.ceil(regs / granule) * granule, threads, traits.persistent)
+    c.regs, c.lds = np.where(compiled, regs, c.regs), np.where(compiled, lds, c.lds)
+    c.resident = np.where(compiled, resident, c.resident)
+    c.aligned_compiled = compiled
 
 
 def _scalar_b_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndarray) -> None:
@@ -566,6 +602,8 @@ class CompiledResources:
 
 # Tables of compiled resources: (Triton release, target arch, layout) -> the data file. Each file says how it was made.
 COMPILED_TABLES = {((3, 6), "sm_90", "nn"): "triton-3.6-sm90a-nn-scalar-b.json"}
+# T19: tables of the same kernel compiled at N on 16 (M, N, K and the strides 16-divisible), keyed alike.
+COMPILED_ALIGNED_TABLES = {((3, 6), "sm_90", "nn"): "triton-3.6-sm90a-nn-aligned.json"}
 # The release the sm_90 terms were measured with, assumed where Traits.triton is unknown (as serializes_wide_wgmma).
 ASSUMED_TRITON = (3, 6)
 
@@ -574,6 +612,13 @@ def compiled_scalar_b(traits: Traits, arch: str, dtype: str) -> dict[str, Compil
     """The compiled resources of the nn kernel at N off 16 for the kernel's Triton release and target, per config
     label "BMxBNxBK wW sS"; None where no table matches (the model then keeps T13's count)."""
     name = COMPILED_TABLES.get((traits.triton or ASSUMED_TRITON, arch, traits.layout))
+    return None if name is None else _load_table(name).get(dtype)
+
+
+def compiled_aligned(traits: Traits, arch: str, dtype: str) -> dict[str, CompiledResources] | None:
+    """The compiled resources of the nn kernel at N on 16 (T19) for the kernel's Triton release and target, per config
+    label "BMxBNxBK wW sS"; None where no table matches or the table lacks the dtype (the model then keeps its count)."""
+    name = COMPILED_ALIGNED_TABLES.get((traits.triton or ASSUMED_TRITON, arch, traits.layout))
     return None if name is None else _load_table(name).get(dtype)
 
 

@@ -13,7 +13,8 @@ from porter import hardware
 from porter import triton_source as src
 from porter.cli import app
 from porter.perfmodel import GemmConfig, Traits, select
-from porter.perfmodel.gemm import BOUNDS, FP8_TRANSPOSE_PASSES, Candidates, Gemm, compiled_scalar_b, evaluate, predict, triton_release
+from porter.perfmodel.gemm import (BOUNDS, FP8_TRANSPOSE_PASSES, Candidates, Gemm, compiled_aligned, compiled_scalar_b, evaluate,
+                                   predict, triton_release)
 
 CFG = GemmConfig(128, 64, 64, num_warps=4, num_stages=2)
 
@@ -528,3 +529,40 @@ def test_scalar_b_k_step_is_one_chain_of_requests_and_the_scalar_loads_latency()
                       Gemm(350, 20001, 2560, "bf16", Traits("nn", triton=(3, 9)))):
         c, c0 = (Candidates(cfgs, dev, dev_shape.dtype, dev_shape.traits) for dev in (h200, without))
         assert list(evaluate(dev_shape, c)[0]) == list(evaluate(dev_shape, c0)[0])
+
+
+def test_fp8_nn_at_n_on_16_reads_triton_36s_aligned_compile(monkeypatch):
+    """T19 (fifteenth look): for Triton 3.6 on sm_90 (porter/perfmodel/data/triton-3.6-sm90a-nn-aligned.json, every fp8
+    config of the H200 space compiled for nn with M, N, K and the strides 16-divisible), registers, shared memory and
+    legality at N on 16 are the compile's, not the count's; N off 16 keeps its own table, other dtypes their count."""
+    from porter.perfmodel import gemm
+
+    h200 = hardware.get("h200")
+    table = compiled_aligned(Traits("nn"), "sm_90", "fp8")
+    assert table is not None and len(table) == 420
+    assert compiled_aligned(Traits("nn", triton=(3, 9)), "sm_90", "fp8") is None
+    assert compiled_aligned(Traits("nn"), "sm_100", "fp8") is None
+    assert compiled_aligned(Traits("nn"), "sm_90", "bf16") is None
+    cfgs = [GemmConfig(256, 64, 64, num_warps=4, num_stages=3), GemmConfig(256, 64, 128, num_warps=8, num_stages=2),
+            GemmConfig(16, 64, 128, num_warps=4, num_stages=4)]
+    c, c39 = (Candidates(cfgs, h200, "fp8", Traits("nn", triton=t)) for t in ((3, 6), (3, 9)))
+    # 256x64x64 w4 s3 (wgmma): counted 168 registers, three resident; compiled 226, two
+    assert (c39.regs[0], c39.resident[0]) == (168, 3) and (c.regs[0], c.resident[0]) == (226, 2)
+    # 256x64x128 w8 s2: counted 80 KiB of shared memory (two stages of the tiles); compiled 72 KiB
+    assert (c39.lds[1], c.lds[1]) == (81920, 73728)
+    # 16x64x128 w4 s4 (mma.sync): the compile allocates num_stages - 1 buffers of the A and B tiles
+    assert (c39.lds[2], c.lds[2]) == (4 * (16 + 64) * 128, 3 * (16 + 64) * 128)
+    # on the fit shapes fp8 512x11008x4096 and 512x12288x4096 the count picked 256x64x64 w4 s3 (201 and 199 us, 0.68 of
+    # the best), where 256x64x128 w8 s2 measures 160 us: without T19 the model ranks the first first, with it the second
+    for n in (11008, 12288):
+        t36, _ = evaluate(Gemm(512, n, 4096, "fp8", Traits("nn", triton=(3, 6))), c)
+        t39, _ = evaluate(Gemm(512, n, 4096, "fp8", Traits("nn", triton=(3, 9))), c39)
+        assert t39[0] < t39[1] and t36[1] < t36[0]
+    # N off 16 reads the scalar-B table alone: its arrays are the same with or without the aligned table
+    monkeypatch.setattr(gemm, "COMPILED_ALIGNED_TABLES", {})
+    bare = Candidates(cfgs, h200, "fp8", Traits("nn", triton=(3, 6)))
+    assert (bare.regs[0], bare.resident[0]) == (168, 3)
+    for name in ("scalar_b_legal", "scalar_b_resident", "scalar_b_lds", "scalar_b_regs", "scalar_b_requests"):
+        assert np.array_equal(getattr(bare, name), getattr(c, name)), name
+    off16 = Gemm(72, 32001, 4096, "fp8", Traits("nn", triton=(3, 6)))
+    assert np.array_equal(evaluate(off16, bare)[0], evaluate(off16, c)[0])

@@ -200,9 +200,10 @@ def test_first_nn_fp16_look_is_declared_fresh_and_fp16_only(validate):
     for path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-*.json"):
         if path.name.startswith("perfmodel-h200-raw-nn-fp16-first-"):
             continue  # this look's own measurement of the set, once taken (named by its date)
+        later = path.name.startswith(("perfmodel-h200-raw-nn-fourteenth-", "perfmodel-h200-raw-nn-fifteenth-"))
         for r in json.loads(path.read_text())["results"].values():
             measured.add((r["m"], r["n"], r["k"]))
-            if r.get("variant") == "nn" and r["dtype"] == "fp16":
+            if r.get("variant") == "nn" and r["dtype"] == "fp16" and not later:  # later looks measure fp16 too
                 nn_fp16.add((r["m"], r["n"], r["k"]))
     assert not nn_fp16  # every nn fp16 row is this look's
     plan = validate.nn_fp16_first_set()
@@ -265,12 +266,12 @@ def test_fitscore_reads_the_thirteenth_and_fp16_looks_as_fit_rows():
     rows = fitscore.fit_rows()
     nn = [r for r in rows if r["variant"] == "nn"]
     by_dtype = {dt: sum(r["dtype"] == dt for r in nn) for dt in ("bf16", "fp16", "fp8")}
-    assert by_dtype == {"bf16": 160, "fp16": 28, "fp8": 160}
+    assert by_dtype["fp16"] >= 28 and by_dtype["bf16"] >= 160 and by_dtype["fp8"] >= 160
     keys = {r["key"] for r in rows}
     for name in ("perfmodel-h200-raw-nn-thirteenth-2026-12-01.json", "perfmodel-h200-raw-nn-fp16-first-2026-12-01.json"):
         assert set(json.loads((ROOT / "bench" / "results" / name).read_text())["results"]) <= keys
     table = fitscore.table(fitscore.score([r for r in nn if r["dtype"] == "fp16"]))
-    assert table["nn fp16"][0] == 28 and 0 < table["nn fp16"][2] <= table["nn fp16"][1] <= 1
+    assert table["nn fp16"][0] == by_dtype["fp16"] and 0 < table["nn fp16"][2] <= table["nn fp16"][1] <= 1
 
 
 def test_fourteenth_look_nn_split_is_declared_and_fresh(validate):
@@ -305,8 +306,8 @@ def test_fourteenth_look_nn_split_is_declared_and_fresh(validate):
         assert m > 64 and validate._specialisation(m, n, k) == (256, 256, 256)
     # the controls are measured last, so a deadline cuts them first
     assert [sh[0] for _, sh in plan][-len(validate.NN_FOURTEENTH_CONTROL):] == ["control"] * 3
-    for m, n, k in shapes:
-        assert validate.row_split("nn", "unseen", m, n, k) == "unseen"
+    for m, n, k in shapes:  # recorded unseen; fit rows since the fifteenth look's reset
+        assert validate.row_split("nn", "unseen", m, n, k) == "fit"
     assert len(validate.declared_plan("nn-fourteenth", "nn", ["bf16", "fp8", "fp16"])) == 90
     for raw_path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-nn-fourteenth-*.json"):
         # what was measured is (a prefix of) the declared set, recorded unseen
@@ -326,3 +327,77 @@ def test_plan_prices_the_fourteenth_look_inside_one_device_call(validate):
     assert len(rows) == 90
     timing = sum(r["estimate_s"] for r in rows)
     assert 154 + 64 + 1.5 * timing < 370
+
+
+def test_fitscore_reads_the_fourteenth_look_as_fit_rows():
+    """The fifteenth look's reset: bench/perfmodel_fitscore.py scores the fourteenth look's 90 rows (30 shapes in bf16,
+    fp8 and fp16) as fit rows; every nn row measured so far is a fit row."""
+    spec = importlib.util.spec_from_file_location("perfmodel_fitscore", ROOT / "bench" / "perfmodel_fitscore.py")
+    fitscore = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fitscore)
+    rows = fitscore.fit_rows()
+    nn = [r for r in rows if r["variant"] == "nn"]
+    by_dtype = {dt: sum(r["dtype"] == dt for r in nn) for dt in ("bf16", "fp16", "fp8")}
+    assert by_dtype == {"bf16": 190, "fp16": 58, "fp8": 190}
+    raw = json.loads((ROOT / "bench" / "results" / "perfmodel-h200-raw-nn-fourteenth-2026-12-01.json").read_text())
+    assert len(raw["results"]) == 90 and set(raw["results"]) <= {r["key"] for r in rows}
+
+
+def test_fifteenth_look_nn_split_is_declared_and_fresh(validate):
+    """The fifteenth look's reset: the fourteenth look's rows are fit; nn unseen-15 is shapes weighted toward the class
+    the fourteenth look missed (fp8 at M 16-64 with N and K on 16: LLM projections at decode batch sizes) plus heads with
+    M and N off 16, generic odd shapes and controls, none measured before for any variant or dtype (bench/results' raw
+    files) nor declared for another look, in two specialisations, measured in bf16, fp8 and fp16."""
+    measured = set()
+    for path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-*.json"):
+        if path.name.startswith("perfmodel-h200-raw-nn-fifteenth-"):
+            continue  # the fifteenth look's own measurement of this set, once taken (named by its date)
+        for r in json.loads(path.read_text())["results"].values():
+            measured.add((r["m"], r["n"], r["k"]))
+    raw = json.loads((ROOT / "bench" / "results" / "perfmodel-h200-raw-nn-fourteenth-2026-12-01.json").read_text())
+    assert len(raw["results"]) == 90
+    for r in raw["results"].values():
+        assert validate.row_split("nn", r["split"], r["m"], r["n"], r["k"]) == "fit"
+    plan = validate.nn_fifteenth_set()
+    shapes = [sh[1:] for _, sh in plan]
+    assert {part for part, _ in plan} == {"unseen"} and len(shapes) == len(set(shapes)) == 30
+    assert not set(shapes) & measured
+    declared = {sh[1:] for name, fn in validate.NN_SETS.items() if name != "nn-fifteenth" for _, sh in fn()}
+    assert not set(shapes) & (declared | {sh[1:] for sh in validate.SHAPES})
+    assert len(validate.NN_FIFTEENTH_SMALL_M) == 18  # weighted to the class that missed
+    for _, m, n, k in validate.NN_FIFTEENTH_SMALL_M:
+        assert m in (16, 32, 48, 64) and validate._specialisation(m, n, k) == (256, 256, 256)
+    for _, m, n, k in validate.NN_FIFTEENTH_MID + validate.NN_FIFTEENTH_ODD:
+        assert 100 <= m <= 5000 and validate._specialisation(m, n, k) == (255, 255, 256)
+    for _, m, n, k in validate.NN_FIFTEENTH_DECODE:
+        assert 1 < m <= 64 and validate._specialisation(m, n, k) == (255, 255, 256)
+    for _, m, n, k in validate.NN_FIFTEENTH_CONTROL:
+        assert m > 64 and validate._specialisation(m, n, k) == (256, 256, 256)
+    # the class under test is measured first, the controls last, so a deadline cuts the controls first
+    assert [sh[0] for _, sh in plan][:18] == ["small"] * 18
+    assert [sh[0] for _, sh in plan][-len(validate.NN_FIFTEENTH_CONTROL):] == ["control"] * 3
+    for m, n, k in shapes:
+        assert validate.row_split("nn", "unseen", m, n, k) == "unseen"
+        assert validate.row_split("nn", "fit", m, n, k) == "fit"
+    assert len(validate.declared_plan("nn-fifteenth", "nn", ["bf16", "fp8", "fp16"])) == 90
+    for raw_path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-nn-fifteenth-*.json"):
+        # what was measured is (a prefix of) the declared set, recorded unseen
+        raw = json.loads(raw_path.read_text())
+        got = {(r["m"], r["n"], r["k"]) for r in raw["results"].values()}
+        assert got <= set(shapes) and {r["split"] for r in raw["results"].values()} == {"unseen"}
+    script = (ROOT / "docs" / "evidence" / "perfmodel_nn_fifteenth_h200.sh").read_text()
+    assert 'perfmodel_nn_look_h200.sh" nn-fifteenth bf16,fp8,fp16 370' in script
+
+
+def test_plan_prices_the_fifteenth_look_inside_one_device_call(validate):
+    """The fifteenth look fits one call of at most 400 s: the compile of three dtypes at two specialisations (2520
+    kernels, ~220 s as the fourteenth look's, which measured 90 pairs in 354 s) plus 1.5x the timing estimate stays
+    inside the script's 370-s budget."""
+    import argparse
+
+    rows = validate.plan(argparse.Namespace(set="nn-fifteenth", dtypes="bf16,fp8,fp16", variant="nn", device="h200",
+                                            triton="3.6.0", json=None))
+    assert len(rows) == 90
+    assert len({validate._specialisation(*sh[1:]) for _, sh in validate.nn_fifteenth_set()}) == 2
+    timing = sum(r["estimate_s"] for r in rows)
+    assert 220 + 1.5 * timing < 370
