@@ -45,6 +45,7 @@ bank conflicts, clock throttling under load, and instruction-issue limits beyond
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from functools import cache
 from importlib import resources
@@ -458,6 +459,21 @@ def _residency(spec, lds, nw, regs, threads, persistent: bool) -> np.ndarray:
     return np.ones_like(resident) if persistent else resident
 
 
+def _compiled_rows(table: dict[str, CompiledResources], c: Candidates) -> Iterator[tuple[int, CompiledResources]]:
+    """(index, compile) of each candidate a compile table holds (keyed `BMxBNxBK wW sS`)."""
+    for i, cfg in enumerate(c.configs):
+        row = table.get(f"{cfg.block_m}x{cfg.block_n}x{cfg.block_k} w{cfg.num_warps} s{cfg.num_stages}")
+        if row is not None:
+            yield i, row
+
+
+def _compiled_legal(c: Candidates, i: int, row: CompiledResources, spec) -> bool:
+    """Candidate i as compiled: legal for its shape, not spilling past SCALAR_B_STACK_MAX_BYTES, its shared
+    memory within a workgroup's."""
+    return bool(c.shape_legal[i] and row.stack_bytes <= SCALAR_B_STACK_MAX_BYTES
+                and row.shared_bytes <= spec.lds_bytes_per_workgroup.value)
+
+
 def _compiled_aligned_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndarray) -> None:
     """T19 (fifteenth look): registers, shared memory and legality as Triton compiled the kernel at N on 16.
 
@@ -478,14 +494,10 @@ def _compiled_aligned_costs(c: Candidates, dev: Device, traits: Traits, threads:
     spec = dev.spec
     compiled = np.zeros_like(c.bm, dtype=bool)
     regs, lds = c.regs.copy(), c.lds.copy()
-    for i, cfg in enumerate(c.configs):
-        row = table.get(f"{cfg.block_m}x{cfg.block_n}x{cfg.block_k} w{cfg.num_warps} s{cfg.num_stages}")
-        if row is None:
-            continue
+    for i, row in _compiled_rows(table, c):
         compiled[i] = True
         regs[i], lds[i] = row.registers, row.shared_bytes
-        c.legal[i] = (c.shape_legal[i] and row.stack_bytes <= SCALAR_B_STACK_MAX_BYTES
-                      and row.shared_bytes <= spec.lds_bytes_per_workgroup.value)
+        c.legal[i] = _compiled_legal(c, i, row, spec)
     granule = spec.vgpr_granule.value
     resident = _residency(spec, lds, c.nw, np.ceil(regs / granule) * granule, threads, traits.persistent)
     c.regs, c.lds = np.where(compiled, regs, c.regs), np.where(compiled, lds, c.lds)
@@ -548,15 +560,11 @@ def _scalar_b_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndar
     # 16-byte stores (no STS.U8 in the loop: 71 of 232 fp8 wgmma configs; the others store per byte, T2 stays).
     table = compiled_scalar_b(traits, dev.arch, c.dtype)
     if table is not None:
-        for i, cfg in enumerate(c.configs):
-            row = table.get(f"{cfg.block_m}x{cfg.block_n}x{cfg.block_k} w{cfg.num_warps} s{cfg.num_stages}")
-            if row is None:
-                continue
+        for i, row in _compiled_rows(table, c):
             compiled[i] = True
             regs[i], lds[i] = row.registers, row.shared_bytes
-            legal[i] = (c.shape_legal[i] and row.stack_bytes <= SCALAR_B_STACK_MAX_BYTES
-                        and row.shared_bytes <= spec.lds_bytes_per_workgroup.value)
-            requests[i] += row.loop_local_accesses * cfg.num_warps
+            legal[i] = _compiled_legal(c, i, row, spec)
+            requests[i] += row.loop_local_accesses * c.configs[i].num_warps
             rounds[i] = max(1.0, row.loop_latency_rounds)
             constant_loads[i] = row.loop_constant_loads
             if fp8_wgmma[i] and row.loop_byte_stores == 0:

@@ -13,8 +13,17 @@ from porter import hardware
 from porter import triton_source as src
 from porter.cli import app
 from porter.perfmodel import GemmConfig, Traits, select
-from porter.perfmodel.gemm import (BOUNDS, FP8_TRANSPOSE_PASSES, Candidates, Gemm, compiled_aligned, compiled_scalar_b, evaluate,
-                                   predict, triton_release)
+from porter.perfmodel.gemm import (
+    BOUNDS,
+    FP8_TRANSPOSE_PASSES,
+    Candidates,
+    Gemm,
+    compiled_aligned,
+    compiled_scalar_b,
+    evaluate,
+    predict,
+    triton_release,
+)
 
 CFG = GemmConfig(128, 64, 64, num_warps=4, num_stages=2)
 

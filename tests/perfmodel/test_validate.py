@@ -66,6 +66,25 @@ def test_score_uses_confirmed_times_and_the_models_pick(validate, tmp_path):
     assert report["summary"]["held-out"]["pairs"] == 1
 
 
+def _measured_shapes(own: str) -> set[tuple[int, int, int]]:
+    """Every (M, N, K) a raw file of bench/results holds, but those of the raw files named `own`* (a look's own
+    measurement of its set, once taken: named by its date)."""
+    measured = set()
+    for path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-*.json"):
+        if not path.name.startswith(own):
+            measured |= {(r["m"], r["n"], r["k"]) for r in json.loads(path.read_text())["results"].values()}
+    return measured
+
+
+def _assert_fit_rows(validate, name: str) -> dict:
+    """Every row of bench/results' raw file `name` (a look taken once) is a fit row now; its results."""
+    results = json.loads((ROOT / "bench" / "results" / name).read_text())["results"]
+    assert results
+    for r in results.values():
+        assert validate.row_split("nn", r["split"], r["m"], r["n"], r["k"]) == "fit"
+    return results
+
+
 def test_tenth_look_nn_split_is_declared_and_fresh(validate):
     """The tenth look's nn reset: the 2026-12-01 nn rows (held-out looked at nine times) are all fit now; the
     unseen set was never measured for nn; every extra shape has M and N off 16 and K on it (one specialisation)."""
@@ -127,15 +146,8 @@ def test_twelfth_look_nn_split_is_declared_and_fresh(validate):
     """The twelfth look's reset: the eleventh look's nn unseen-11 rows are fit; nn unseen-12 is vocabulary heads and
     generic shapes with M and N off 16 (one specialisation) plus N-on-16 controls, none measured before for any
     variant (bench/results' raw files)."""
-    measured = set()
-    for path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-*.json"):
-        if path.name == "perfmodel-h200-raw-nn-twelfth-2026-12-01.json":
-            continue  # the twelfth look's own measurement of this set
-        for r in json.loads(path.read_text())["results"].values():
-            measured.add((r["m"], r["n"], r["k"]))
-    eleventh = json.loads((ROOT / "bench" / "results" / "perfmodel-h200-raw-nn-eleventh-2026-12-01.json").read_text())
-    for r in eleventh["results"].values():
-        assert validate.row_split("nn", r["split"], r["m"], r["n"], r["k"]) == "fit"
+    measured = _measured_shapes("perfmodel-h200-raw-nn-twelfth-")
+    _assert_fit_rows(validate, "perfmodel-h200-raw-nn-eleventh-2026-12-01.json")
     plan = validate.nn_twelfth_set()
     shapes = [sh[1:] for _, sh in plan]
     assert {part for part, _ in plan} == {"unseen"} and len(shapes) == len(set(shapes))
@@ -157,16 +169,8 @@ def test_thirteenth_look_nn_split_is_declared_and_fresh(validate):
     """The thirteenth look's reset: the twelfth look's nn unseen-12 rows are fit; nn unseen-13 is shapes of the classes
     the twelfth look missed (M 100-5000 and decode M <= 64 with M and N off 16; M <= 64 on 16) plus controls, none
     measured before for any variant (bench/results' raw files), in two specialisations."""
-    measured = set()
-    for path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-*.json"):
-        if path.name.startswith("perfmodel-h200-raw-nn-thirteenth-"):
-            continue  # the thirteenth look's own measurement of this set, once taken (named by its date)
-        for r in json.loads(path.read_text())["results"].values():
-            measured.add((r["m"], r["n"], r["k"]))
-    twelfth = json.loads((ROOT / "bench" / "results" / "perfmodel-h200-raw-nn-twelfth-2026-12-01.json").read_text())
-    assert twelfth["results"]
-    for r in twelfth["results"].values():
-        assert validate.row_split("nn", r["split"], r["m"], r["n"], r["k"]) == "fit"
+    measured = _measured_shapes("perfmodel-h200-raw-nn-thirteenth-")
+    _assert_fit_rows(validate, "perfmodel-h200-raw-nn-twelfth-2026-12-01.json")
     plan = validate.nn_thirteenth_set()
     shapes = [sh[1:] for _, sh in plan]
     assert {part for part, _ in plan} == {"unseen"} and len(shapes) == len(set(shapes)) == 29
@@ -279,17 +283,9 @@ def test_fourteenth_look_nn_split_is_declared_and_fresh(validate):
     shapes of the classes those looks missed (MID and generic ODD with M and N off 16; fp8 small M on 16) plus decode
     heads and controls, none measured before for any variant or dtype (bench/results' raw files) nor declared for another
     look, in two specialisations, measured in bf16, fp8 and fp16."""
-    measured = set()
-    for path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-*.json"):
-        if path.name.startswith("perfmodel-h200-raw-nn-fourteenth-"):
-            continue  # the fourteenth look's own measurement of this set, once taken (named by its date)
-        for r in json.loads(path.read_text())["results"].values():
-            measured.add((r["m"], r["n"], r["k"]))
+    measured = _measured_shapes("perfmodel-h200-raw-nn-fourteenth-")
     for name in ("perfmodel-h200-raw-nn-thirteenth-2026-12-01.json", "perfmodel-h200-raw-nn-fp16-first-2026-12-01.json"):
-        raw = json.loads((ROOT / "bench" / "results" / name).read_text())
-        assert raw["results"]
-        for r in raw["results"].values():
-            assert validate.row_split("nn", r["split"], r["m"], r["n"], r["k"]) == "fit"
+        _assert_fit_rows(validate, name)
     plan = validate.nn_fourteenth_set()
     shapes = [sh[1:] for _, sh in plan]
     assert {part for part, _ in plan} == {"unseen"} and len(shapes) == len(set(shapes)) == 30
@@ -348,16 +344,8 @@ def test_fifteenth_look_nn_split_is_declared_and_fresh(validate):
     the fourteenth look missed (fp8 at M 16-64 with N and K on 16: LLM projections at decode batch sizes) plus heads with
     M and N off 16, generic odd shapes and controls, none measured before for any variant or dtype (bench/results' raw
     files) nor declared for another look, in two specialisations, measured in bf16, fp8 and fp16."""
-    measured = set()
-    for path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-*.json"):
-        if path.name.startswith("perfmodel-h200-raw-nn-fifteenth-"):
-            continue  # the fifteenth look's own measurement of this set, once taken (named by its date)
-        for r in json.loads(path.read_text())["results"].values():
-            measured.add((r["m"], r["n"], r["k"]))
-    raw = json.loads((ROOT / "bench" / "results" / "perfmodel-h200-raw-nn-fourteenth-2026-12-01.json").read_text())
-    assert len(raw["results"]) == 90
-    for r in raw["results"].values():
-        assert validate.row_split("nn", r["split"], r["m"], r["n"], r["k"]) == "fit"
+    measured = _measured_shapes("perfmodel-h200-raw-nn-fifteenth-")
+    assert len(_assert_fit_rows(validate, "perfmodel-h200-raw-nn-fourteenth-2026-12-01.json")) == 90
     plan = validate.nn_fifteenth_set()
     shapes = [sh[1:] for _, sh in plan]
     assert {part for part, _ in plan} == {"unseen"} and len(shapes) == len(set(shapes)) == 30
