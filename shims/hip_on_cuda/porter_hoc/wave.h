@@ -639,7 +639,8 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  *     (session 5: vote.sync makes the lanes leave together from a warp-synchronous
  *     instruction, and each lane's acquire orders what it reads after it, so no __syncwarp
  *     after it); the loop, with lane 0's wait_cold, only after a vote found the phase
- *     incomplete, and out of line (wait_rest, session 9). The vote is needed, not only convenient (session 8): with each lane's own
+ *     incomplete, and out of line (wait_rest, session 9). The vote is needed, not only
+ *     convenient (session 8): with each lane's own
  *     try_wait loop instead (f07c4d9, 4% faster), the lanes that leave the wait are not held
  *     for lane 0 while it is inside wait_cold - the compiler's reconvergence point (BSYNC) is
  *     no guarantee - so after a give-up lane 0 reached the next collective alone (its
