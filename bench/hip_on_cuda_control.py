@@ -114,8 +114,10 @@ def build_one(prog: Program, mode: str, corpus: Path, out: Path, nvcc: str, arch
     exe = out / mode / prog.name
     exe.parent.mkdir(parents=True, exist_ok=True)
     src_dir = corpus / prog.path
+    # the native control as HIP's NVIDIA platform builds it: the renames without the emulation's register cap
+    opts = SHIM / ("nvcc_platform_nvidia.opts" if mode == "native" else "nvcc.opts")
     cmd = [nvcc, "-std=c++17", "-O2", f"-arch={arch}", "-cudart", "shared", f"-I{SHIM}",
-           "--options-file", str(SHIM / "nvcc.opts"), f"-I{corpus / 'Common'}", f"-I{src_dir}"]
+           "--options-file", str(opts), f"-I{corpus / 'Common'}", f"-I{src_dir}"]
     if mode == "native":
         cmd.append("-DPORTER_HOC_PLATFORM_NVIDIA")
     if prog.libs:

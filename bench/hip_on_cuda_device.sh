@@ -14,8 +14,8 @@ shim=shims/hip_on_cuda
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv > "$out/gpu.txt" 2>&1
 (CUDA_LIBS="$(python3 -c "import nvidia,os;print(os.path.join(nvidia.__path__[0],\"cu13\"))" 2>/dev/null)" BUILD_DIR=/tmp/fx fixtures/hip_on_cuda/run.sh > "$out/fixtures.txt" 2>&1; echo "fixtures exit $?" >> "$out/fixtures.txt") &
 for mode in emulated native; do
-  flag=""; [ "$mode" = native ] && flag=-DPORTER_HOC_PLATFORM_NVIDIA
-  nvcc -std=c++17 -O3 -arch=sm_90 -I$shim --options-file $shim/nvcc.opts $flag -x cu \
+  flag=""; opts=$shim/nvcc.opts; [ "$mode" = native ] && flag=-DPORTER_HOC_PLATFORM_NVIDIA opts=$shim/nvcc_platform_nvidia.opts
+  nvcc -std=c++17 -O3 -arch=sm_90 -I$shim --options-file $opts $flag -x cu \
     bench/hip_on_cuda_collectives.hip -o /tmp/coll_$mode --resource-usage > "$out/coll_build_$mode.txt" 2>&1 &
 done
 python3 bench/hip_on_cuda_control.py build --corpus "${PORTER_CORPUS:-corpus}" --out /tmp/ctl --jobs 12 \

@@ -16,8 +16,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv > "$out/gpu.tx
 (CUDA_LIBS="$libs" BUILD_DIR=/tmp/fxg guard/fixtures/hip_on_cuda/run.sh > "$out/fixtures_guarded.txt" 2>&1; echo "fixtures exit $?" >> "$out/fixtures_guarded.txt") &
 build() {  # mode source [options]: baseline is main's shims before this change (guard/baseline)
   local mode="$1" src="$2"; shift 2
-  flag=""; [ "$mode" = native ] && flag=-DPORTER_HOC_PLATFORM_NVIDIA
-  nvcc -std=c++17 -O3 -arch=sm_90 "$@" -I$shim --options-file $shim/nvcc.opts $flag -x cu "$src" -o /tmp/coll_$mode \
+  flag=""; opts=$shim/nvcc.opts; [ "$mode" = native ] && flag=-DPORTER_HOC_PLATFORM_NVIDIA opts=$shim/nvcc_platform_nvidia.opts
+  nvcc -std=c++17 -O3 -arch=sm_90 "$@" -I$shim --options-file $opts $flag -x cu "$src" -o /tmp/coll_$mode \
     --resource-usage > "$out/coll_build_$mode.txt" 2>&1
 }
 build unguarded bench/hip_on_cuda_collectives.hip &

@@ -9,7 +9,7 @@ shim=shims/hip_on_cuda
 libs="$(python3 -c "import nvidia,os;print(os.path.join(nvidia.__path__[0],\"cu13\"))" 2>/dev/null)"
 nvcc -std=c++17 -O3 -arch=sm_90 -I$shim --options-file $shim/nvcc.opts -x cu guard/bench/hip_on_cuda_collectives.hip \
   -o /tmp/coll_guarded --resource-usage > "$out/coll_build_guarded.txt" 2>&1 &
-nvcc -std=c++17 -O3 -arch=sm_90 -I$shim --options-file $shim/nvcc.opts -DPORTER_HOC_PLATFORM_NVIDIA -x cu \
+nvcc -std=c++17 -O3 -arch=sm_90 -I$shim --options-file $shim/nvcc_platform_nvidia.opts -DPORTER_HOC_PLATFORM_NVIDIA -x cu \
   bench/hip_on_cuda_collectives.hip -o /tmp/coll_native > "$out/coll_build_native.txt" 2>&1 &
 for f in guard/fixtures/hip_on_cuda/*.hip.cu; do
   name="$(basename "$f" .hip.cu)"; extra=()

@@ -96,7 +96,8 @@ jobs_max="${BUILD_JOBS:-$(nproc)}"
 throttle() { while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done; }
 build() {  # name lineinfo(-lineinfo|"") source [options]
   local name="$1" li="$2" src="$3"; shift 3
-  timeout 200 nvcc -std=c++17 -O3 -arch=sm_90 $li "$@" -I$shim --options-file $shim/nvcc.opts -x cu "$src" \
+  local opts=$shim/nvcc.opts; [ "$name" = native ] && opts=$shim/nvcc_platform_nvidia.opts  # no register cap
+  timeout 200 nvcc -std=c++17 -O3 -arch=sm_90 $li "$@" -I$shim --options-file "$opts" -x cu "$src" \
     -o "$bin/coll_$name" --resource-usage > "$res/build_$name.txt" 2>&1
   echo "exit $?" >> "$res/build_$name.txt"
 }

@@ -10,7 +10,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv 
 nvcc -std=c++17 -O3 -arch=sm_90 bench/hip_on_cuda_protocols.cu -o /tmp/protocols > "$out/protocols_build.txt" 2>&1 &
 nvcc -std=c++17 -O3 -arch=sm_90 -I$shim --options-file $shim/nvcc.opts -x cu guard/bench/hip_on_cuda_collectives.hip \
   -o /tmp/coll_guarded > "$out/coll_build_guarded.txt" 2>&1 &
-nvcc -std=c++17 -O3 -arch=sm_90 -I$shim --options-file $shim/nvcc.opts -DPORTER_HOC_PLATFORM_NVIDIA -x cu \
+nvcc -std=c++17 -O3 -arch=sm_90 -I$shim --options-file $shim/nvcc_platform_nvidia.opts -DPORTER_HOC_PLATFORM_NVIDIA -x cu \
   bench/hip_on_cuda_collectives.hip -o /tmp/coll_native > "$out/coll_build_native.txt" 2>&1 &
 wait
 for r in 1 2; do timeout 60 /tmp/protocols > "$out/protocols_$r.txt" 2>&1; echo "exit $?" >> "$out/protocols_$r.txt"; done

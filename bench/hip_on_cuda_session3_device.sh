@@ -22,7 +22,8 @@ git_rev="$(cat REVISION 2>/dev/null)"; echo "revision ${git_rev:-unknown}" >> "$
 nvcc -std=c++17 -O3 -arch=sm_90 bench/hip_on_cuda_protocols.cu -o /tmp/protocols > "$res/protocols_build.txt" 2>&1 &
 build() {  # mode source [options]
   local mode="$1" src="$2"; shift 2
-  nvcc -std=c++17 -O3 -arch=sm_90 "$@" -I$shim --options-file $shim/nvcc.opts -x cu "$src" -o /tmp/coll_$mode \
+  local opts=$shim/nvcc.opts; [ "$mode" = native ] && opts=$shim/nvcc_platform_nvidia.opts  # no register cap
+  nvcc -std=c++17 -O3 -arch=sm_90 "$@" -I$shim --options-file "$opts" -x cu "$src" -o /tmp/coll_$mode \
     --resource-usage > "$res/coll_build_$mode.txt" 2>&1
 }
 build guarded guard/bench/hip_on_cuda_collectives.hip &

@@ -50,7 +50,8 @@ fi
 bench_build() {  # name source [options]
   local name="$1" src="$2"; shift 2
   throttle
-  nvcc -std=c++17 -O3 -arch=sm_90 "$@" -I$shim --options-file $shim/nvcc.opts -x cu "$src" -o "$bin/coll_$name" \
+  local opts=$shim/nvcc.opts; [ "$name" = native ] && opts=$shim/nvcc_platform_nvidia.opts  # no register cap
+  nvcc -std=c++17 -O3 -arch=sm_90 "$@" -I$shim --options-file "$opts" -x cu "$src" -o "$bin/coll_$name" \
     --resource-usage > "$res/coll_build_$name.txt" 2>&1 &
 }
 fx_build() {  # version kind(g|p) fixture
