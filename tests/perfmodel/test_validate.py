@@ -85,6 +85,35 @@ def _assert_fit_rows(validate, name: str) -> dict:
     return results
 
 
+# The shape classes the looks declare, each its rule on M and its Triton specialisation (M, N off 16 and K on it:
+# (255, 255, 256); M, N, K on 16: (256, 256, 256)).
+_CLASS_RULES = {
+    "mid": (lambda m: 100 <= m <= 5000, (255, 255, 256)),
+    "decode": (lambda m: 1 < m <= 64, (255, 255, 256)),
+    "small": (lambda m: m in (16, 32, 48, 64), (256, 256, 256)),
+    "control": (lambda m: m > 64, (256, 256, 256)),
+}
+
+
+def _assert_class(validate, shapes, kind: str) -> None:
+    """Every (name, M, N, K) of `shapes` keeps the rule of its class `kind` (`_CLASS_RULES`)."""
+    rule, specialisation = _CLASS_RULES[kind]
+    for _, m, n, k in shapes:
+        assert rule(m) and validate._specialisation(m, n, k) == specialisation
+
+
+def _assert_measured_as_declared(look: str, shapes) -> list[dict]:
+    """What each raw file of `look` (perfmodel-h200-raw-nn-LOOK-*.json) measured is (a prefix of) the declared
+    `shapes`, recorded unseen; the raw files' rows."""
+    rows = []
+    for raw_path in (ROOT / "bench" / "results").glob(f"perfmodel-h200-raw-nn-{look}-*.json"):
+        results = json.loads(raw_path.read_text())["results"].values()
+        got = {(r["m"], r["n"], r["k"]) for r in results}
+        assert got <= set(shapes) and {r["split"] for r in results} == {"unseen"}
+        rows += results
+    return rows
+
+
 def test_tenth_look_nn_split_is_declared_and_fresh(validate):
     """The tenth look's nn reset: the 2026-12-01 nn rows (held-out looked at nine times) are all fit now; the
     unseen set was never measured for nn; every extra shape has M and N off 16 and K on it (one specialisation)."""
@@ -175,24 +204,16 @@ def test_thirteenth_look_nn_split_is_declared_and_fresh(validate):
     shapes = [sh[1:] for _, sh in plan]
     assert {part for part, _ in plan} == {"unseen"} and len(shapes) == len(set(shapes)) == 29
     assert not set(shapes) & measured
-    for _, m, n, k in validate.NN_THIRTEENTH_MID:
-        assert 100 <= m <= 5000 and validate._specialisation(m, n, k) == (255, 255, 256)
-    for _, m, n, k in validate.NN_THIRTEENTH_DECODE:
-        assert 1 < m <= 64 and validate._specialisation(m, n, k) == (255, 255, 256)
-    for _, m, n, k in validate.NN_THIRTEENTH_SMALL_M:
-        assert m in (16, 32, 48, 64) and validate._specialisation(m, n, k) == (256, 256, 256)
-    for _, m, n, k in validate.NN_THIRTEENTH_CONTROL:
-        assert m > 64 and validate._specialisation(m, n, k) == (256, 256, 256)
+    _assert_class(validate, validate.NN_THIRTEENTH_MID, "mid")
+    _assert_class(validate, validate.NN_THIRTEENTH_DECODE, "decode")
+    _assert_class(validate, validate.NN_THIRTEENTH_SMALL_M, "small")
+    _assert_class(validate, validate.NN_THIRTEENTH_CONTROL, "control")
     # the controls are measured last, so a deadline cuts them first
     assert [sh[0] for _, sh in plan][-len(validate.NN_THIRTEENTH_CONTROL):] == ["control"] * 3
     for m, n, k in shapes:  # recorded unseen; fit rows since the fourteenth look's reset
         assert validate.row_split("nn", "unseen", m, n, k) == "fit"
         assert validate.row_split("nn", "fit", m, n, k) == "fit"
-    for raw_path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-nn-thirteenth-*.json"):
-        # what was measured is (a prefix of) the declared set, recorded unseen
-        raw = json.loads(raw_path.read_text())
-        got = {(r["m"], r["n"], r["k"]) for r in raw["results"].values()}
-        assert got <= set(shapes) and {r["split"] for r in raw["results"].values()} == {"unseen"}
+    _assert_measured_as_declared("thirteenth", shapes)
 
 
 def test_first_nn_fp16_look_is_declared_fresh_and_fp16_only(validate):
@@ -217,14 +238,10 @@ def test_first_nn_fp16_look_is_declared_fresh_and_fp16_only(validate):
     declared = {sh[1:] for name, fn in validate.NN_SETS.items() if name != "nn-fp16-first" for _, sh in fn()}
     assert declared >= {sh[1:] for _, sh in validate.nn_thirteenth_set()}
     assert not set(shapes) & (declared | {sh[1:] for sh in validate.SHAPES})
-    for _, m, n, k in validate.NN_FP16_DECODE:
-        assert 1 < m <= 64 and validate._specialisation(m, n, k) == (255, 255, 256)
-    for _, m, n, k in validate.NN_FP16_MID + validate.NN_FP16_ODD:
-        assert 100 <= m <= 5000 and validate._specialisation(m, n, k) == (255, 255, 256)
-    for _, m, n, k in validate.NN_FP16_SMALL_M:
-        assert m in (16, 32, 48, 64) and validate._specialisation(m, n, k) == (256, 256, 256)
-    for _, m, n, k in validate.NN_FP16_CONTROL:
-        assert m > 64 and validate._specialisation(m, n, k) == (256, 256, 256)
+    _assert_class(validate, validate.NN_FP16_DECODE, "decode")
+    _assert_class(validate, validate.NN_FP16_MID + validate.NN_FP16_ODD, "mid")
+    _assert_class(validate, validate.NN_FP16_SMALL_M, "small")
+    _assert_class(validate, validate.NN_FP16_CONTROL, "control")
     # the controls are measured last, so a deadline cuts them first
     assert [sh[0] for _, sh in plan][-len(validate.NN_FP16_CONTROL):] == ["control"] * 4
     for m, n, k in shapes:  # recorded unseen; fit rows since the fourteenth look's reset
@@ -235,12 +252,9 @@ def test_first_nn_fp16_look_is_declared_fresh_and_fp16_only(validate):
         with pytest.raises(SystemExit):
             validate.declared_plan("nn-fp16-first", variant, dtypes)
     assert len(validate.declared_plan("nn-thirteenth", "nn", ["bf16", "fp8"])) == 58
-    for raw_path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-nn-fp16-first-*.json"):
-        # what was measured is (a prefix of) the declared set, fp16, recorded unseen
-        raw = json.loads(raw_path.read_text())
-        got = {(r["m"], r["n"], r["k"]) for r in raw["results"].values()}
-        assert got <= set(shapes) and {r["split"] for r in raw["results"].values()} == {"unseen"}
-        assert {r["dtype"] for r in raw["results"].values()} == {"fp16"}
+    fp16_rows = _assert_measured_as_declared("fp16-first", shapes)
+    if fp16_rows:  # measured for fp16 alone
+        assert {r["dtype"] for r in fp16_rows} == {"fp16"}
 
 
 def test_plan_prices_the_first_nn_fp16_look_inside_one_device_call(validate, tmp_path, capsys):
@@ -292,24 +306,16 @@ def test_fourteenth_look_nn_split_is_declared_and_fresh(validate):
     assert not set(shapes) & measured
     declared = {sh[1:] for name, fn in validate.NN_SETS.items() if name != "nn-fourteenth" for _, sh in fn()}
     assert not set(shapes) & (declared | {sh[1:] for sh in validate.SHAPES})
-    for _, m, n, k in validate.NN_FOURTEENTH_MID + validate.NN_FOURTEENTH_ODD:
-        assert 100 <= m <= 5000 and validate._specialisation(m, n, k) == (255, 255, 256)
-    for _, m, n, k in validate.NN_FOURTEENTH_SMALL_M:
-        assert m in (16, 32, 48, 64) and validate._specialisation(m, n, k) == (256, 256, 256)
-    for _, m, n, k in validate.NN_FOURTEENTH_DECODE:
-        assert 1 < m <= 64 and validate._specialisation(m, n, k) == (255, 255, 256)
-    for _, m, n, k in validate.NN_FOURTEENTH_CONTROL:
-        assert m > 64 and validate._specialisation(m, n, k) == (256, 256, 256)
+    _assert_class(validate, validate.NN_FOURTEENTH_MID + validate.NN_FOURTEENTH_ODD, "mid")
+    _assert_class(validate, validate.NN_FOURTEENTH_SMALL_M, "small")
+    _assert_class(validate, validate.NN_FOURTEENTH_DECODE, "decode")
+    _assert_class(validate, validate.NN_FOURTEENTH_CONTROL, "control")
     # the controls are measured last, so a deadline cuts them first
     assert [sh[0] for _, sh in plan][-len(validate.NN_FOURTEENTH_CONTROL):] == ["control"] * 3
     for m, n, k in shapes:  # recorded unseen; fit rows since the fifteenth look's reset
         assert validate.row_split("nn", "unseen", m, n, k) == "fit"
     assert len(validate.declared_plan("nn-fourteenth", "nn", ["bf16", "fp8", "fp16"])) == 90
-    for raw_path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-nn-fourteenth-*.json"):
-        # what was measured is (a prefix of) the declared set, recorded unseen
-        raw = json.loads(raw_path.read_text())
-        got = {(r["m"], r["n"], r["k"]) for r in raw["results"].values()}
-        assert got <= set(shapes) and {r["split"] for r in raw["results"].values()} == {"unseen"}
+    _assert_measured_as_declared("fourteenth", shapes)
 
 
 def test_plan_prices_the_fourteenth_look_inside_one_device_call(validate):
@@ -353,14 +359,10 @@ def test_fifteenth_look_nn_split_is_declared_and_fresh(validate):
     declared = {sh[1:] for name, fn in validate.NN_SETS.items() if name != "nn-fifteenth" for _, sh in fn()}
     assert not set(shapes) & (declared | {sh[1:] for sh in validate.SHAPES})
     assert len(validate.NN_FIFTEENTH_SMALL_M) == 18  # weighted to the class that missed
-    for _, m, n, k in validate.NN_FIFTEENTH_SMALL_M:
-        assert m in (16, 32, 48, 64) and validate._specialisation(m, n, k) == (256, 256, 256)
-    for _, m, n, k in validate.NN_FIFTEENTH_MID + validate.NN_FIFTEENTH_ODD:
-        assert 100 <= m <= 5000 and validate._specialisation(m, n, k) == (255, 255, 256)
-    for _, m, n, k in validate.NN_FIFTEENTH_DECODE:
-        assert 1 < m <= 64 and validate._specialisation(m, n, k) == (255, 255, 256)
-    for _, m, n, k in validate.NN_FIFTEENTH_CONTROL:
-        assert m > 64 and validate._specialisation(m, n, k) == (256, 256, 256)
+    _assert_class(validate, validate.NN_FIFTEENTH_SMALL_M, "small")
+    _assert_class(validate, validate.NN_FIFTEENTH_MID + validate.NN_FIFTEENTH_ODD, "mid")
+    _assert_class(validate, validate.NN_FIFTEENTH_DECODE, "decode")
+    _assert_class(validate, validate.NN_FIFTEENTH_CONTROL, "control")
     # the class under test is measured first, the controls last, so a deadline cuts the controls first
     assert [sh[0] for _, sh in plan][:18] == ["small"] * 18
     assert [sh[0] for _, sh in plan][-len(validate.NN_FIFTEENTH_CONTROL):] == ["control"] * 3
@@ -368,11 +370,7 @@ def test_fifteenth_look_nn_split_is_declared_and_fresh(validate):
         assert validate.row_split("nn", "unseen", m, n, k) == "unseen"
         assert validate.row_split("nn", "fit", m, n, k) == "fit"
     assert len(validate.declared_plan("nn-fifteenth", "nn", ["bf16", "fp8", "fp16"])) == 90
-    for raw_path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-nn-fifteenth-*.json"):
-        # what was measured is (a prefix of) the declared set, recorded unseen
-        raw = json.loads(raw_path.read_text())
-        got = {(r["m"], r["n"], r["k"]) for r in raw["results"].values()}
-        assert got <= set(shapes) and {r["split"] for r in raw["results"].values()} == {"unseen"}
+    _assert_measured_as_declared("fifteenth", shapes)
     script = (ROOT / "docs" / "evidence" / "perfmodel_nn_fifteenth_h200.sh").read_text()
     assert 'perfmodel_nn_look_h200.sh" nn-fifteenth bf16,fp8,fp16 370' in script
 
