@@ -9,12 +9,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def validate():
-    spec = importlib.util.spec_from_file_location("perfmodel_validate", ROOT / "bench" / "perfmodel_validate.py")
+def _bench(name: str):
+    """bench/NAME.py as a module (bench/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def validate():
+    return _bench("perfmodel_validate")
 
 
 def test_shape_set_covers_the_issue(validate):
@@ -278,9 +283,7 @@ def test_plan_prices_the_first_nn_fp16_look_inside_one_device_call(validate, tmp
 def test_fitscore_reads_the_thirteenth_and_fp16_looks_as_fit_rows():
     """The fourteenth look's reset: bench/perfmodel_fitscore.py scores the thirteenth look's 58 rows and the first nn fp16
     look's 28 rows as fit rows, with nn fp16 a fit column of its own; every nn row measured so far is a fit row."""
-    spec = importlib.util.spec_from_file_location("perfmodel_fitscore", ROOT / "bench" / "perfmodel_fitscore.py")
-    fitscore = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fitscore)
+    fitscore = _bench("perfmodel_fitscore")
     rows = fitscore.fit_rows()
     nn = [r for r in rows if r["variant"] == "nn"]
     by_dtype = {dt: sum(r["dtype"] == dt for r in nn) for dt in ("bf16", "fp16", "fp8")}
@@ -334,9 +337,7 @@ def test_plan_prices_the_fourteenth_look_inside_one_device_call(validate):
 def test_fitscore_reads_the_fourteenth_look_as_fit_rows():
     """The fifteenth look's reset: bench/perfmodel_fitscore.py scores the fourteenth look's 90 rows (30 shapes in bf16,
     fp8 and fp16) as fit rows; every nn row measured so far is a fit row."""
-    spec = importlib.util.spec_from_file_location("perfmodel_fitscore", ROOT / "bench" / "perfmodel_fitscore.py")
-    fitscore = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fitscore)
+    fitscore = _bench("perfmodel_fitscore")
     rows = fitscore.fit_rows()
     nn = [r for r in rows if r["variant"] == "nn"]
     by_dtype = {dt: sum(r["dtype"] == dt for r in nn) for dt in ("bf16", "fp16", "fp8")}
