@@ -29,9 +29,15 @@ LIB_FIXTURE_NAMES = ("libraries",)
 MASK_MESSAGE = "The mask must be a 64-bit integer"
 
 
-def _compile(src: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    cmd = [str(find_nvcc()), "-c", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS), str(src), "-o", str(out)]
+def _nvcc(step: str, src: Path, out: Path, *extra: str, opts: Path = OPTS) -> subprocess.CompletedProcess[str]:
+    """nvcc `step` (-c, -ptx, -cubin) of `src` against the shims with the options file `opts`."""
+    cmd = [str(find_nvcc()), step, "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(opts), *extra,
+           str(src), "-o", str(out)]
     return subprocess.run(cmd, capture_output=True, text=True, cwd=out.parent, timeout=600)
+
+
+def _compile(src: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return _nvcc("-c", src, out)
 
 
 def test_fixture_set_is_complete() -> None:
@@ -498,9 +504,7 @@ __global__ void k(float* v) {
   v[threadIdx.x] = x;
 }
 """)
-    cmd = [str(find_nvcc()), "-ptx", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS),
-           str(src), "-o", str(tmp_path / "w16.ptx")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    proc = _nvcc("-ptx", src, tmp_path / "w16.ptx")
     assert proc.returncode == 0, proc.stderr
     ptx = (tmp_path / "w16.ptx").read_text()
     assert "shfl.sync" in ptx
@@ -521,20 +525,24 @@ __global__ void __launch_bounds__(256) bounded(float* o, const float* a) { BODY 
 """
 
 
+def _heavy_registers(tmp_path: Path, *extra: str, opts: Path = OPTS) -> dict[str, int]:
+    """Registers ptxas gives HEAVY_KERNELS' `unbounded` and `bounded` kernels, built with `opts`."""
+    src = tmp_path / "heavy.hip.cu"
+    src.write_text(HEAVY_KERNELS)
+    proc = _nvcc("-cubin", src, tmp_path / "heavy.cubin", *extra, "--resource-usage", opts=opts)
+    assert proc.returncode == 0, proc.stderr
+    used = re.findall(r"Function properties for _Z\d+(\w+?)PfPKf.*?Used (\d+) registers", proc.stdout + proc.stderr, re.S)
+    return {name: int(n) for name, n in used}
+
+
 @pytest.mark.toolchain("nvcc")
 def test_unbounded_kernels_fit_a_1024_thread_block_in_plain_builds(tmp_path: Path) -> None:
     """hip-clang compiles a kernel without __launch_bounds__ for up to 1024 threads per block, so
     nvcc.opts caps such a kernel at 64 registers (65536 / 1024) and leaves a bounded one alone:
     the same kernel body uses 127 registers under __launch_bounds__(256)."""
-    src = tmp_path / "heavy.hip.cu"
-    src.write_text(HEAVY_KERNELS)
-    cmd = [str(find_nvcc()), "-cubin", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS),
-           "--resource-usage", str(src), "-o", str(tmp_path / "heavy.cubin")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    used = dict(re.findall(r"Function properties for _Z\d+(\w+?)PfPKf.*?Used (\d+) registers", proc.stdout + proc.stderr, re.S))
-    assert int(used["unbounded"]) <= 64
-    assert int(used["bounded"]) > 64
+    used = _heavy_registers(tmp_path)
+    assert used["unbounded"] <= 64
+    assert used["bounded"] > 64
 
 
 @pytest.mark.toolchain("nvcc")
@@ -550,9 +558,7 @@ __global__ void k(float* v, int n) {
   v[threadIdx.x] = x;
 }
 """)
-    cmd = [str(find_nvcc()), "-ptx", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(OPTS),
-           str(src), "-o", str(tmp_path / "b.ptx")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    proc = _nvcc("-ptx", src, tmp_path / "b.ptx")
     assert proc.returncode == 0, proc.stderr
     ptx = (tmp_path / "b.ptx").read_text()
     kernel = ptx[ptx.index(".entry _Z1kPfi"):]
@@ -652,9 +658,7 @@ def test_native_control_mode_builds_with_32_lane_warps(tmp_path: Path) -> None:
 static_assert(warpSize == 32, "32-lane warps");
 __global__ void k(float* v) { v[threadIdx.x] += __shfl_xor(v[threadIdx.x], 16) + (float)__ballot(1); }
 """)
-    cmd = [str(find_nvcc()), "-c", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(NATIVE_OPTS),
-           "-DPORTER_HOC_PLATFORM_NVIDIA", str(src), "-o", str(tmp_path / "nv.o")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    proc = _nvcc("-c", src, tmp_path / "nv.o", "-DPORTER_HOC_PLATFORM_NVIDIA", opts=NATIVE_OPTS)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -670,14 +674,7 @@ def test_native_control_options_are_the_renames_without_the_register_cap() -> No
 
 @pytest.mark.toolchain("nvcc")
 def test_native_control_leaves_unbounded_kernels_uncapped(tmp_path: Path) -> None:
-    src = tmp_path / "heavy.hip.cu"
-    src.write_text(HEAVY_KERNELS)
-    cmd = [str(find_nvcc()), "-cubin", "-std=c++17", "-arch=sm_90", f"-I{INCLUDE}", "--options-file", str(NATIVE_OPTS),
-           "-DPORTER_HOC_PLATFORM_NVIDIA", "--resource-usage", str(src), "-o", str(tmp_path / "heavy.cubin")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    used = dict(re.findall(r"Function properties for _Z\d+(\w+?)PfPKf.*?Used (\d+) registers", proc.stdout + proc.stderr, re.S))
-    assert int(used["unbounded"]) > 64
+    assert _heavy_registers(tmp_path, "-DPORTER_HOC_PLATFORM_NVIDIA", opts=NATIVE_OPTS)["unbounded"] > 64
 
 
 def test_control_list_names_programs_only() -> None:
