@@ -502,7 +502,6 @@ def _compiled_aligned_costs(c: Candidates, dev: Device, traits: Traits, threads:
     resident = _residency(spec, lds, c.nw, np.ceil(regs / granule) * granule, threads, traits.persistent)
     c.regs, c.lds = np.where(compiled, regs, c.regs), np.where(compiled, lds, c.lds)
     c.resident = np.where(compiled, resident, c.resident)
-    c.aligned_compiled = compiled
 
 
 def _scalar_b_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndarray) -> None:
