@@ -32,6 +32,7 @@ port` writes them to `OUT/.porter/task-durations.json`, which `porter cluster pl
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import json
@@ -165,6 +166,11 @@ class Dispatcher:
         """How a task reads `paths` (relative, posix) under `root`."""
         raise NotImplementedError
 
+    def constant(self, value: dict) -> None:
+        """A hint: `value` (a dict) and its values are the same in every map of this run that
+        hands them to its tasks (a rule map's context carries every source file of the tree). A
+        dispatcher may send them to each worker once, not once per map. Nothing here."""
+
     def close(self) -> None:
         pass
 
@@ -209,13 +215,77 @@ class _SharedFile:
             return shared
         found = _SHARED.get(shared.key)
         if found is None:
-            found = _SHARED[shared.key] = pickle.loads(Path(shared.path).read_bytes())
+            with open(shared.path, "rb") as f:
+                found = _SHARED[shared.key] = _ConstantUnpickler(f).load()
             while len(_SHARED) > 2:
                 _SHARED.pop(next(iter(_SHARED)))
         return found
 
 
 _SHARED: dict[str, Any] = {}  # in a worker: the maps' shared arguments, by key (the latest two maps)
+
+
+@dataclass
+class _Constant:
+    """In the driver: a dict registered with `LocalDispatcher.constant`, and its values, written
+    to a file of their own when a map's shared argument first holds one of them; that argument's
+    pickle then names each by (key, path, index) (`_ConstantPickler`), and a worker loads the
+    file once (`_CONSTANTS`). A tree's sources (8 MB on a real tree) were pickled into every
+    map's file and loaded from it by each worker, once per map: a run's header waves are maps of
+    their own, and on NVIDIA/CUDALibrarySamples seven maps paid it seven times."""
+
+    objects: list[Any]  # the dict, then its values: held, so that their ids stay theirs
+    ids: dict[int, int]  # id(object) -> its index in `objects`
+    key: str
+    path: str | None = None
+
+    def persistent_id(self, obj: Any) -> tuple[str, str, int] | None:
+        i = self.ids.get(id(obj))
+        if i is None:
+            return None
+        if self.path is None:
+            fd, self.path = tempfile.mkstemp(prefix="porter-constant-", suffix=".pickle")
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump(self.objects, f, protocol=pickle.HIGHEST_PROTOCOL)
+        return (self.key, self.path, i)
+
+    def drop(self) -> None:
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+            self.path = None
+
+
+class _ConstantPickler(pickle.Pickler):
+    """Pickles a map's shared argument, naming the registered constants' objects it holds."""
+
+    def __init__(self, file, constants: list[_Constant]) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._constants = constants
+
+    def persistent_id(self, obj: Any) -> tuple[str, str, int] | None:
+        for constant in self._constants:
+            found = constant.persistent_id(obj)
+            if found is not None:
+                return found
+        return None
+
+
+class _ConstantUnpickler(pickle.Unpickler):
+    """Loads a map's shared argument in a worker; a constant's objects from its file, once."""
+
+    def persistent_load(self, pid: tuple[str, str, int]) -> Any:
+        key, path, i = pid
+        objects = _CONSTANTS.get(key)
+        if objects is None:
+            with open(path, "rb") as f:
+                objects = _CONSTANTS[key] = pickle.load(f)
+            while len(_CONSTANTS) > 2:
+                _CONSTANTS.pop(next(iter(_CONSTANTS)))
+        return objects[i]
+
+
+_CONSTANTS: dict[str, list[Any]] = {}  # in a worker: the constants' objects, by key (the latest two)
 
 
 # Young objects the cyclic collector lets pile up before it walks them, while CPU-bound per-item
@@ -316,6 +386,7 @@ class LocalDispatcher(Dispatcher):
         self.min_items, self.min_bytes = min_items, min_bytes
         self._pool = None
         self.offloaded = 0  # items a worker process ran
+        self._constants: list[_Constant] = []  # the latest two `constant`s
         if self.processes > 1:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
@@ -328,6 +399,19 @@ class LocalDispatcher(Dispatcher):
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        for constant in self._constants:
+            constant.drop()
+        self._constants.clear()
+
+    def constant(self, value: dict) -> None:
+        """`value` and its values go to each worker once, with the first spread map that hands
+        them over (`_Constant`); the latest two dicts are kept (a run's, and the one before)."""
+        if self._pool is None or not isinstance(value, dict) or any(c.objects[0] is value for c in self._constants):
+            return
+        objects = [value, *value.values()]
+        self._constants.append(_Constant(objects, {id(o): i for i, o in enumerate(objects)}, os.urandom(12).hex()))
+        while len(self._constants) > 2:
+            self._constants.pop(0).drop()
 
     def _spread(self, items: list, resources: Resources) -> bool:
         if self._pool is None or resources.local_threads or not items:
@@ -351,7 +435,7 @@ class LocalDispatcher(Dispatcher):
         if shared is not None:
             fd, path = tempfile.mkstemp(prefix="porter-map-", suffix=".pickle")
             with os.fdopen(fd, "wb") as f:
-                pickle.dump(shared, f, protocol=pickle.HIGHEST_PROTOCOL)
+                _ConstantPickler(f, self._constants).dump(shared)
             sent = _SharedFile(path, os.urandom(12).hex())
         try:
             while queue or pending:

@@ -556,6 +556,9 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
         ctx = replace(ctx, project=ProjectNames(tree.values() if tree is not None else map(read, c_files)))
     done: dict[str, FileRules] = {}
     dispatcher = cluster.current()
+    # The sources (and the project scan's copy of them) ride in every map's shared job: each
+    # worker process gets them once per run, not once per header wave (cluster._Constant).
+    dispatcher.constant(ctx.tree)
     hdrs = [r for r in records if _is_header(r.path) and (lang := rule_lang(r)) is not None and rules_for(agent, lang)]
     hdr_data = {r.path: _read(read, r.path) for r in hdrs}
     # A header that names no other header of the tree in any string (its quoted includes among

@@ -247,6 +247,38 @@ def test_a_spread_map_hands_its_shared_argument_to_the_workers_once_and_cleans_u
     assert not list(tmp_path.glob("porter-map-*"))
 
 
+def _constant_seen(shared: dict, item: int) -> tuple[int, int, int]:
+    """In a worker: its pid, the id of the constant's value it was handed, and that value's offset plus `item`."""
+    value = shared["tree"]["a"]
+    return os.getpid(), id(value), value.offset + item + shared["wave"]
+
+
+def test_a_constant_goes_to_each_worker_once_across_maps_and_is_cleaned_up(tmp_path, monkeypatch) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(_CountedShared, "pickled", 0)
+    tree = {"a": _CountedShared(1000), "b": b"x" * 1000}
+    dispatcher = cluster.LocalDispatcher(processes=2, min_items=2, min_bytes=0)
+    try:
+        dispatcher.constant(tree)
+        dispatcher.constant(tree)  # the same dict again: registered once
+        runs = [dispatcher.map(_constant_seen, list(range(50)), resources=cluster.RULES,
+                               shared={"tree": tree, "wave": wave}) for wave in range(3)]
+        assert len(list(tmp_path.glob("porter-constant-*"))) == 1  # written once, kept for the run's next maps
+    finally:
+        dispatcher.close()
+    for wave, out in enumerate(runs):
+        assert [value for _, _, value in out] == [1000 + i + wave for i in range(50)]
+    assert _CountedShared.pickled == 1  # three maps, one pickle of the constant's value (it rode by name)
+    by_worker: dict[int, set[int]] = {}
+    for out in runs:
+        for pid, oid, _ in out:
+            by_worker.setdefault(pid, set()).add(oid)
+    assert all(len(ids) == 1 for ids in by_worker.values())  # each worker loaded it once, and kept it
+    assert not list(tmp_path.glob("porter-constant-*")) and not list(tmp_path.glob("porter-map-*"))
+
+
 @pytest.mark.parametrize(("n", "processes"), [(0, 2), (1, 2), (7, 2), (300, 2), (5000, 8)])
 def test_spread_chunks_cover_every_item_once_in_order_and_shrink(n: int, processes: int) -> None:
     chunks = cluster._chunks(n, processes)
