@@ -610,3 +610,24 @@ def test_hip008_runtime_include_from_the_include_paths_is_its_regex():
         unit = SourceFile("h.cuh", data, "cuda")
         assert hip008._includes_runtime(unit) == (hip008._RUNTIME_INCLUDE.search(data) is not None), data
     assert sum(hip008._includes_runtime(SourceFile("h.cuh", d, "cuda")) for d in texts) >= 4
+
+
+def test_quoted_include_paths_are_the_querys_captures():
+    from porter import rules
+
+    texts = [unit.data for unit in _fixture_units()]
+    texts.append(TRICKY + b'#include\t"tab.h"\n#\tinclude "hash_tab.h"\n// #include "in_comment.h"\n'
+                 b'/* #include "in_block.h" */\nconst char *s = "#include \\"in_string.h\\"";\n'
+                 b'#define INC #include "in_define.h"\n#if 0\n#include "in_if0.h"\n#endif\n#include <angled.h>\n'
+                 b'#includex "not_a_directive.h"\n  #  include "indented.h" // trailing\n'
+                 b'int broken( { #include "after_error.h"\n#include "last.h"')
+    texts += [b"", b"#include", b'#include "', b'#include "a.h"', b"x #include \"mid_line.h\"\n"]
+    for data in texts:
+        for lang in ("cuda", "cpp"):
+            unit = SourceFile("t.cu", data, lang)
+            expected = [(n.start_byte, n.end_byte) for n in unit.captures(rules._QUOTED_INCLUDES)]
+            assert [(n.start_byte, n.end_byte) for n in rules._quoted_include_paths(unit)] == expected, (lang, data[-200:])
+    found = {SourceFile("t.cu", texts[-6], "cuda").text(n) for n in
+             rules._quoted_include_paths(SourceFile("t.cu", texts[-6], "cuda"))}
+    assert {'"local.h"', '"tab.h"', '"hash_tab.h"', '"in_if0.h"', '"indented.h"'} <= found
+    assert not {'"in_comment.h"', '"in_block.h"', '"in_define.h"', '"not_a_directive.h"'} & found
