@@ -235,19 +235,16 @@ class _Constant:
     their own, and on NVIDIA/CUDALibrarySamples seven maps paid it seven times."""
 
     objects: list[Any]  # the dict, then its values: held, so that their ids stay theirs
-    ids: dict[int, int]  # id(object) -> its index in `objects`
     key: str
     path: str | None = None
 
-    def persistent_id(self, obj: Any) -> tuple[str, str, int] | None:
-        i = self.ids.get(id(obj))
-        if i is None:
-            return None
+    def written(self) -> str:
+        """Its file, written when a map first names one of its objects."""
         if self.path is None:
             fd, self.path = tempfile.mkstemp(prefix="porter-constant-", suffix=".pickle")
             with os.fdopen(fd, "wb") as f:
                 pickle.dump(self.objects, f, protocol=pickle.HIGHEST_PROTOCOL)
-        return (self.key, self.path, i)
+        return self.path
 
     def drop(self) -> None:
         if self.path is not None:
@@ -257,18 +254,19 @@ class _Constant:
 
 
 class _ConstantPickler(pickle.Pickler):
-    """Pickles a map's shared argument, naming the registered constants' objects it holds."""
+    """Pickles a map's shared argument, naming the registered constants' objects it holds
+    (`ids`: id(object) -> its constant and index; one lookup per object pickled)."""
 
-    def __init__(self, file, constants: list[_Constant]) -> None:
+    def __init__(self, file, ids: dict[int, tuple[_Constant, int]]) -> None:
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self._constants = constants
+        self._ids = ids
 
     def persistent_id(self, obj: Any) -> tuple[str, str, int] | None:
-        for constant in self._constants:
-            found = constant.persistent_id(obj)
-            if found is not None:
-                return found
-        return None
+        found = self._ids.get(id(obj))
+        if found is None:
+            return None
+        constant, i = found
+        return (constant.key, constant.written(), i)
 
 
 class _ConstantUnpickler(pickle.Unpickler):
@@ -387,6 +385,7 @@ class LocalDispatcher(Dispatcher):
         self._pool = None
         self.offloaded = 0  # items a worker process ran
         self._constants: list[_Constant] = []  # the latest two `constant`s
+        self._constant_ids: dict[int, tuple[_Constant, int]] = {}  # their objects by id: (constant, index)
         if self.processes > 1:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
@@ -402,16 +401,19 @@ class LocalDispatcher(Dispatcher):
         for constant in self._constants:
             constant.drop()
         self._constants.clear()
+        self._constant_ids.clear()
 
     def constant(self, value: dict) -> None:
         """`value` and its values go to each worker once, with the first spread map that hands
         them over (`_Constant`); the latest two dicts are kept (a run's, and the one before)."""
         if self._pool is None or not isinstance(value, dict) or any(c.objects[0] is value for c in self._constants):
             return
-        objects = [value, *value.values()]
-        self._constants.append(_Constant(objects, {id(o): i for i, o in enumerate(objects)}, os.urandom(12).hex()))
+        constant = _Constant([value, *value.values()], os.urandom(12).hex())
+        self._constants.append(constant)
         while len(self._constants) > 2:
             self._constants.pop(0).drop()
+        # The latest registration names an object both hold (a file unchanged between runs).
+        self._constant_ids = {id(o): (c, i) for c in self._constants for i, o in enumerate(c.objects)}
 
     def _spread(self, items: list, resources: Resources) -> bool:
         if self._pool is None or resources.local_threads or not items:
@@ -435,7 +437,7 @@ class LocalDispatcher(Dispatcher):
         if shared is not None:
             fd, path = tempfile.mkstemp(prefix="porter-map-", suffix=".pickle")
             with os.fdopen(fd, "wb") as f:
-                _ConstantPickler(f, self._constants).dump(shared)
+                _ConstantPickler(f, self._constant_ids).dump(shared)
             sent = _SharedFile(path, os.urandom(12).hex())
         try:
             while queue or pending:
