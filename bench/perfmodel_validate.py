@@ -482,6 +482,7 @@ _NN_TWELFTH_UNSEEN = {sh[1:] for part, sh in nn_twelfth_set() if part == "unseen
 _NN_THIRTEENTH_UNSEEN = {sh[1:] for part, sh in nn_thirteenth_set() if part == "unseen"}
 _NN_FP16_FIRST_UNSEEN = {sh[1:] for part, sh in nn_fp16_first_set() if part == "unseen"}
 _NN_FOURTEENTH_UNSEEN = {sh[1:] for part, sh in nn_fourteenth_set() if part == "unseen"}
+_NN_FIFTEENTH_UNSEEN = {sh[1:] for part, sh in nn_fifteenth_set() if part == "unseen"}
 
 
 def shape_index(m: int, n: int, k: int) -> int | None:
@@ -496,7 +497,8 @@ def row_split(variant: str, recorded: str, m: int, n: int, k: int) -> str:
     nn_eleventh_set's rows are nn unseen; the twelfth look: those are fit too, and only nn_twelfth_set's rows are
     nn unseen; the thirteenth look: those are fit too, and only nn_thirteenth_set's rows are nn unseen; the
     fourteenth look: the thirteenth look's and the first nn fp16 look's rows are fit too; the fifteenth look: the
-    fourteenth look's unseen-14 rows are fit too); persistent by variant_split of its SHAPES index."""
+    fourteenth look's unseen-14 rows are fit too; after the fifteenth look: its unseen-15 rows are fit too); persistent
+    by variant_split of its SHAPES index."""
     if variant == "nn" and recorded == "unseen" and (m, n, k) in _NN_TENTH_UNSEEN:
         return "fit"  # the eleventh look: the tenth look's unseen rows, looked at once, are fit rows now
     if variant == "nn" and recorded == "unseen" and (m, n, k) in _NN_ELEVENTH_UNSEEN:
@@ -507,6 +509,8 @@ def row_split(variant: str, recorded: str, m: int, n: int, k: int) -> str:
         return "fit"  # the fourteenth look: the unseen-13 and nn fp16 unseen-1 rows, looked at once, are fit rows now
     if variant == "nn" and recorded == "unseen" and (m, n, k) in _NN_FOURTEENTH_UNSEEN:
         return "fit"  # the fifteenth look: the fourteenth look's unseen-14 rows, looked at once, are fit rows now
+    if variant == "nn" and recorded == "unseen" and (m, n, k) in _NN_FIFTEENTH_UNSEEN:
+        return "fit"  # after the fifteenth look: its unseen-15 rows, looked at once, are fit rows now
     if variant in ("nt", "nn") or recorded == "unseen":
         return recorded
     index = shape_index(m, n, k)
