@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -190,6 +191,92 @@ def measure(args) -> None:
     print(f"wrote {out}: {len(data['rows'])} configs in {data['meta']['wall_s']} s", flush=True)
 
 
+# ------------------------------------------------------------------------------------------- table
+
+TABLE = ROOT / "porter" / "perfmodel" / "data" / "triton-3.6-sm90a-nn-lone.json"
+COLUMNS = {
+    "lone_clk": "the SM's K-step with one workgroup on each of the 132 SMs: the slope of the time over K "
+                "(K 4096 to 16384) per K-step, in clk at the model's clock",
+    "lone_quarter_clk": "the same with one workgroup on each of 33 SMs (a quarter of B's DRAM traffic)",
+    "step2_clk": "the SM's K-step with two workgroups per SM (grid 264)",
+    "step3_clk": "the SM's K-step with three workgroups per SM (grid 396)",
+    "linearity": "the r = 1 time at K 8192 over the line through K 4096 and 16384 (1.0: the time is linear in K)",
+}
+
+
+def _label(row: dict) -> str:
+    """The config as the compile tables name it: "BMxBNxBK wW sS"."""
+    return f"{row['bm']}x{row['bn']}x{row['bk']} w{row['warps']} s{row['stages']}"
+
+
+def steps_of(row: dict, clock_hz: float) -> dict[str, float] | None:
+    """A raw row's table columns (None for a config that failed or was not timed at every point)."""
+    if row.get("error"):
+        return None
+    t = {(p["name"], p["k"]): p["seconds"] for p in row["points"]}
+    k1, k2 = KS
+    if any((name, k) not in t for name in ("r1", "r2", "r3", "quarter") for k in (k1, k2)) or ("r1", K_MID) not in t:
+        return None
+    if not all(math.isfinite(v) and v > 0 for v in t.values()):
+        return None
+    per_step = (k2 - k1) / row["bk"]
+
+    def slope(name):
+        return (t[(name, k2)] - t[(name, k1)]) / per_step * clock_hz
+
+    line = t[("r1", k1)] + (t[("r1", k2)] - t[("r1", k1)]) * (K_MID - k1) / (k2 - k1)
+    return {"lone_clk": slope("r1"), "lone_quarter_clk": slope("quarter"), "step2_clk": slope("r2"),
+            "step3_clk": slope("r3"), "linearity": t[("r1", K_MID)] / line}
+
+
+def table(args) -> None:
+    from porter import hardware
+
+    raw_path = Path(args.raw)
+    raw = json.loads(raw_path.read_text())
+    meta = raw["meta"]
+    clock_hz = hardware.get(args.device).clock_hz
+    configs: dict[str, dict[str, list[float]]] = {}
+    skipped = 0
+    for row in raw["rows"]:
+        cols = steps_of(row, clock_hz)
+        if cols is None:
+            skipped += 1
+            continue
+        configs.setdefault(row["dtype"], {})[_label(row)] = [round(cols[c], 4 if c == "linearity" else 1)
+                                                           for c in COLUMNS]
+    try:
+        raw_name = str(raw_path.resolve().relative_to(ROOT))
+    except ValueError:
+        raw_name = str(raw_path)
+    data = {"provenance": {
+        "kernel": "bench/gemm_kernel.py gemm_nn_kernel (C = A @ B, B row-major), GROUP_M 8",
+        "triton": meta["triton"], "gpu": meta["gpu"], "torch": meta["torch"], "date": meta["date"],
+        "target": "sm_90a (the H200), N on a multiple of 16: M = BM, N = 132 x BN x r, K 4096 / 8192 / 16384, all "
+                  "16-divisible (one Triton specialisation)",
+        "measured": f"{raw_name}: {meta['command']} (docs/evidence/perfmodel_lone_steps_h200.sh); CUDA events, an "
+                    f"L2 flush before each launch, the median of {meta['reps']}",
+        "clock": f"clk = seconds x {clock_hz / 1e6:.0f} MHz ([spec] clock_mhz of porter/hardware/data/"
+                 f"{args.device}.toml, the clock every term of the model counts in); the SM ran at "
+                 f"{meta['sm_clock_hz_start'] / 1e6:.0f} / {meta['sm_clock_hz_end'] / 1e6:.0f} MHz "
+                 "(start / end of the timing, a spin kernel's cycles over CUDA events)",
+        "columns": COLUMNS,
+        "command": f"python bench/perfmodel_lone_steps.py table {raw_name}",
+    }, "columns": list(COLUMNS), "configs": configs}
+    out = Path(args.out) if args.out else TABLE
+    lines = ["{", f'"provenance": {json.dumps(data["provenance"], indent=1)},',
+             f'"columns": {json.dumps(data["columns"])},', '"configs": {']
+    dts = sorted(configs)
+    for i, dt in enumerate(dts):
+        rows = sorted(configs[dt].items())
+        lines.append(f'"{dt}": {{')
+        lines += [f'  "{k}": {json.dumps(v)}' + ("," if j < len(rows) - 1 else "") for j, (k, v) in enumerate(rows)]
+        lines.append("}" + ("," if i < len(dts) - 1 else ""))
+    lines += ["}", "}"]
+    out.write_text("\n".join(lines) + "\n")
+    print(f"wrote {out}: " + ", ".join(f"{dt} {len(configs[dt])}" for dt in dts) + f" configs ({skipped} skipped)")
+
+
 def main(argv: list[str] | None = None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -198,10 +285,14 @@ def main(argv: list[str] | None = None):
     m.add_argument("--dry-run", action="store_true")
     m.add_argument("--workers", type=int, default=max(1, (os.cpu_count() or 2) - 1))
     m.add_argument("--deadline", type=float, default=1e9, help="seconds after the start: no new config is timed")
+    t = sub.add_parser("table", help="the model's table from a raw file")
+    t.add_argument("raw")
+    t.add_argument("--out", help=f"default: {TABLE.relative_to(ROOT)}")
+    t.add_argument("--device", default="h200", help="porter hardware entry whose clock the table counts in")
     args = p.parse_args(argv)
     if args.cmd == "measure" and not args.dry_run and not args.out:
         p.error("measure needs --out (or --dry-run)")
-    return {"measure": measure}[args.cmd](args)
+    return {"measure": measure, "table": table}[args.cmd](args)
 
 
 if __name__ == "__main__":
