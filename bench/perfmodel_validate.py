@@ -474,8 +474,8 @@ def nn_fifteenth_set() -> list[tuple[str, tuple[str, int, int, int]]]:
 # T20 is for (M 16-64 with N and K on 16: the mma.sync tiles, in every dtype), in one Triton specialisation (M, N, K on
 # 16), measured in all three dtypes (bf16, fp8, fp16):
 #   NN_SIXTEENTH_SMALL_M: M in {16, 32, 48, 64}, N and K on 16: LLM MLP down / up projections and fused attention
-#       projections at decode batch sizes, from public model configurations, 23 of 24 of an (N, K) never measured at
-#       any M; 24 shapes.
+#       projections at decode batch sizes, from public model configurations, 21 of 24 of an (N, K) never measured or
+#       declared at any M; 24 shapes.
 #   NN_SIXTEENTH_CONTROL: M > 64, M, N and K on 16: projections at prefill token counts; 4 shapes.
 # Recorded with split "unseen" (`measure --set nn-sixteenth --dtypes bf16,fp8,fp16`). Order (`nn_sixteenth_set`):
 # SMALL_M, then CONTROL, each shape in every dtype; the call's --deadline cuts the tail (the controls first), and
