@@ -7,7 +7,7 @@ persistent by `variant_split`, nn as recorded (from the tenth look on, all its 2
 eleventh look on, the tenth look's unseen rows too; from the twelfth on, the eleventh look's unseen-11 rows
 too; from the thirteenth on, the twelfth look's unseen-12 rows too; from the fourteenth on, the thirteenth look's
 unseen-13 rows and the first nn fp16 look's rows too; from the fifteenth on, the fourteenth look's unseen-14 rows
-too); every other row recorded "unseen" is skipped.
+too; after the fifteenth look, its unseen-15 rows too); every other row recorded "unseen" is skipped.
 Timings: the sweep's medians, replaced by the confirmed (15-repetition) ones where taken, as `score`.
 """
 
@@ -30,7 +30,7 @@ RAW = ("perfmodel-h200-raw-2026-11-29-run3.json", "perfmodel-h200-raw-nn-2026-12
        "perfmodel-h200-raw-persistent-2026-12-01.json", "perfmodel-h200-raw-nn-tenth-2026-12-01.json",
        "perfmodel-h200-raw-nn-eleventh-2026-12-01.json", "perfmodel-h200-raw-nn-twelfth-2026-12-01.json",
        "perfmodel-h200-raw-nn-thirteenth-2026-12-01.json", "perfmodel-h200-raw-nn-fp16-first-2026-12-01.json",
-       "perfmodel-h200-raw-nn-fourteenth-2026-12-01.json")
+       "perfmodel-h200-raw-nn-fourteenth-2026-12-01.json", "perfmodel-h200-raw-nn-fifteenth-2026-12-02.json")
 
 
 def fit_rows() -> list[dict]:

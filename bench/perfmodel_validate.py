@@ -35,7 +35,8 @@ its own first set, all unseen: `measure --set nn-fp16-first --dtypes fp16`, `nn_
 fourteenth look's reset the thirteenth look's and the fp16 look's rows are fit too, and nn unseen is
 `measure --set nn-fourteenth --dtypes bf16,fp8,fp16`, `nn_fourteenth_set`. After the fifteenth look's reset the
 fourteenth look's rows are fit too, and nn unseen is `measure --set nn-fifteenth --dtypes bf16,fp8,fp16`,
-`nn_fifteenth_set`.
+`nn_fifteenth_set`. After the fifteenth look's reset its rows are fit too, and nn unseen is
+`measure --set nn-sixteenth --dtypes bf16,fp8,fp16`, `nn_sixteenth_set`.
 """
 
 from __future__ import annotations
@@ -465,6 +466,59 @@ def nn_fifteenth_set() -> list[tuple[str, tuple[str, int, int, int]]]:
             + NN_FIFTEENTH_DECODE + NN_FIFTEENTH_CONTROL]
 
 
+# Sixteenth look (2026-12-02, i18r), declared here before it was measured (the model it is looked at with, T1-T20, is
+# frozen at the commit that adds this block; T20 reads a table measured on synthetic shapes, bench/perfmodel_lone_steps.py,
+# and was kept on fit rows only). No reset: every nn row measured so far is already a fit row (the reset after the
+# fifteenth look). "nn unseen-16", the fresh held-out set, is shapes never measured for any variant or dtype nor
+# declared for another look (checked against every raw file and every declared set by the test), weighted to the class
+# T20 is for (M 16-64 with N and K on 16: the mma.sync tiles, in every dtype), in one Triton specialisation (M, N, K on
+# 16), measured in all three dtypes (bf16, fp8, fp16):
+#   NN_SIXTEENTH_SMALL_M: M in {16, 32, 48, 64}, N and K on 16: LLM MLP down / up projections and fused attention
+#       projections at decode batch sizes, from public model configurations, 21 of 24 of an (N, K) never measured or
+#       declared at any M; 24 shapes.
+#   NN_SIXTEENTH_CONTROL: M > 64, M, N and K on 16: projections at prefill token counts; 4 shapes.
+# Recorded with split "unseen" (`measure --set nn-sixteenth --dtypes bf16,fp8,fp16`). Order (`nn_sixteenth_set`):
+# SMALL_M, then CONTROL, each shape in every dtype; the call's --deadline cuts the tail (the controls first), and
+# whatever it cuts stays unmeasured.
+NN_SIXTEENTH_SMALL_M: list[tuple[str, int, int, int]] = [
+    ("small", 16, 5120, 14336),    # Mistral-Nemo-12B MLP down-projection, 16 tokens
+    ("small", 32, 2048, 11008),    # Qwen2.5-3B MLP down-projection, 32 tokens
+    ("small", 48, 3072, 8192),     # Llama-3.2-3B MLP down-projection, 48 tokens
+    ("small", 64, 2304, 9216),     # Gemma-2-2B MLP down-projection, 64 tokens
+    ("small", 16, 4608, 36864),    # Gemma-2-27B MLP down-projection, 16 tokens
+    ("small", 32, 5120, 17920),    # Phi-3-medium MLP down-projection, 32 tokens
+    ("small", 48, 7168, 20480),    # Yi-34B MLP down-projection, 48 tokens
+    ("small", 64, 6144, 16384),    # InternLM2-20B MLP down-projection, 64 tokens
+    ("small", 16, 8192, 29568),    # Qwen2.5-72B MLP down-projection, 16 tokens
+    ("small", 32, 896, 4864),      # Qwen2.5-0.5B MLP down-projection, 32 tokens
+    ("small", 48, 2048, 1408),     # DeepSeek-V2-Lite expert down-projection, 48 tokens
+    ("small", 64, 4096, 16384),    # GPT-J-6B MLP down-projection, 64 tokens
+    ("small", 16, 14336, 5120),    # Mistral-Nemo-12B MLP up-projection, 16 tokens
+    ("small", 32, 11008, 2048),    # Qwen2.5-3B MLP up-projection, 32 tokens
+    ("small", 48, 8192, 3072),     # Llama-3.2-3B MLP up-projection, 48 tokens
+    ("small", 64, 9216, 2304),     # Gemma-2-2B MLP up-projection, 64 tokens
+    ("small", 16, 36864, 4608),    # Gemma-2-27B MLP up-projection, 16 tokens
+    ("small", 32, 20480, 7168),    # Yi-34B MLP up-projection, 32 tokens
+    ("small", 48, 4864, 896),      # Qwen2.5-0.5B MLP up-projection, 48 tokens
+    ("small", 64, 1408, 2048),     # DeepSeek-V2-Lite expert up-projection, 64 tokens
+    ("small", 16, 24576, 6144),    # StarCoder2-15B MLP up-projection, 16 tokens
+    ("small", 32, 6144, 5120),     # Mistral-Nemo-12B fused QKV projection (4096 + 2 x 1024), 32 tokens
+    ("small", 16, 6144, 4096),     # Llama-3-8B fused QKV projection (4096 + 2 x 1024), 16 tokens
+    ("small", 48, 7168, 5120),     # Qwen2.5-32B fused QKV projection (5120 + 2 x 1024), 48 tokens
+]
+NN_SIXTEENTH_CONTROL: list[tuple[str, int, int, int]] = [
+    ("control", 256, 14336, 5120),   # Mistral-Nemo-12B MLP up-projection, 256 tokens
+    ("control", 96, 5120, 14336),    # Mistral-Nemo-12B MLP down-projection, 96 tokens
+    ("control", 512, 6144, 4096),    # Llama-3-8B fused QKV projection, 512 tokens
+    ("control", 160, 8192, 29568),   # Qwen2.5-72B MLP down-projection, 160 tokens
+]
+
+
+def nn_sixteenth_set() -> list[tuple[str, tuple[str, int, int, int]]]:
+    """The sixteenth look's nn unseen-16 measurement, as (split, shape), in the order it is measured."""
+    return [("unseen", s) for s in NN_SIXTEENTH_SMALL_M + NN_SIXTEENTH_CONTROL]
+
+
 def nn_tenth_set() -> list[tuple[str, tuple[str, int, int, int]]]:
     """The tenth look's nn measurement, as (split, shape), in the order it is measured: the fit extras first,
     then the unseen extras, then the unseen SHAPES (index % 3 == 1)."""
@@ -475,13 +529,14 @@ def nn_tenth_set() -> list[tuple[str, tuple[str, int, int, int]]]:
 # The declared sets `measure --set` takes, each recorded with its declared split.
 NN_SETS = {"nn-tenth": nn_tenth_set, "nn-eleventh": nn_eleventh_set, "nn-twelfth": nn_twelfth_set,
            "nn-thirteenth": nn_thirteenth_set, "nn-fp16-first": nn_fp16_first_set, "nn-fourteenth": nn_fourteenth_set,
-           "nn-fifteenth": nn_fifteenth_set}
+           "nn-fifteenth": nn_fifteenth_set, "nn-sixteenth": nn_sixteenth_set}
 _NN_TENTH_UNSEEN = {sh[1:] for part, sh in nn_tenth_set() if part == "unseen"}
 _NN_ELEVENTH_UNSEEN = {sh[1:] for part, sh in nn_eleventh_set() if part == "unseen"}
 _NN_TWELFTH_UNSEEN = {sh[1:] for part, sh in nn_twelfth_set() if part == "unseen"}
 _NN_THIRTEENTH_UNSEEN = {sh[1:] for part, sh in nn_thirteenth_set() if part == "unseen"}
 _NN_FP16_FIRST_UNSEEN = {sh[1:] for part, sh in nn_fp16_first_set() if part == "unseen"}
 _NN_FOURTEENTH_UNSEEN = {sh[1:] for part, sh in nn_fourteenth_set() if part == "unseen"}
+_NN_FIFTEENTH_UNSEEN = {sh[1:] for part, sh in nn_fifteenth_set() if part == "unseen"}
 
 
 def shape_index(m: int, n: int, k: int) -> int | None:
@@ -496,7 +551,8 @@ def row_split(variant: str, recorded: str, m: int, n: int, k: int) -> str:
     nn_eleventh_set's rows are nn unseen; the twelfth look: those are fit too, and only nn_twelfth_set's rows are
     nn unseen; the thirteenth look: those are fit too, and only nn_thirteenth_set's rows are nn unseen; the
     fourteenth look: the thirteenth look's and the first nn fp16 look's rows are fit too; the fifteenth look: the
-    fourteenth look's unseen-14 rows are fit too); persistent by variant_split of its SHAPES index."""
+    fourteenth look's unseen-14 rows are fit too; after the fifteenth look: its unseen-15 rows are fit too); persistent
+    by variant_split of its SHAPES index."""
     if variant == "nn" and recorded == "unseen" and (m, n, k) in _NN_TENTH_UNSEEN:
         return "fit"  # the eleventh look: the tenth look's unseen rows, looked at once, are fit rows now
     if variant == "nn" and recorded == "unseen" and (m, n, k) in _NN_ELEVENTH_UNSEEN:
@@ -507,6 +563,8 @@ def row_split(variant: str, recorded: str, m: int, n: int, k: int) -> str:
         return "fit"  # the fourteenth look: the unseen-13 and nn fp16 unseen-1 rows, looked at once, are fit rows now
     if variant == "nn" and recorded == "unseen" and (m, n, k) in _NN_FOURTEENTH_UNSEEN:
         return "fit"  # the fifteenth look: the fourteenth look's unseen-14 rows, looked at once, are fit rows now
+    if variant == "nn" and recorded == "unseen" and (m, n, k) in _NN_FIFTEENTH_UNSEEN:
+        return "fit"  # after the fifteenth look: its unseen-15 rows, looked at once, are fit rows now
     if variant in ("nt", "nn") or recorded == "unseen":
         return recorded
     index = shape_index(m, n, k)
@@ -970,6 +1028,7 @@ def main(argv: list[str] | None = None):
                         "nn-fp16-first the first nn fp16 look's shapes (nn_fp16_first_set, with --dtypes fp16), "
                         "nn-fourteenth the fourteenth look's nn unseen-14 shapes (nn_fourteenth_set), "
                         "nn-fifteenth the fifteenth look's nn unseen-15 shapes (nn_fifteenth_set), "
+                        "nn-sixteenth the sixteenth look's nn unseen-16 shapes (nn_sixteenth_set), "
                         "each recorded with its declared split")
     pl = sub.add_parser("plan", help="a declared set's model picks and timing estimate, before it is measured")
     pl.add_argument("--set", choices=tuple(NN_SETS), required=True)

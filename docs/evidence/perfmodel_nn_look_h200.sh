@@ -1,7 +1,8 @@
 #!/bin/bash
 # One declared nn look of bench/perfmodel_validate.py on the H200, in one device call:
 #   bash docs/evidence/perfmodel_nn_look_h200.sh SET DTYPES BUDGET
-# SET is a `measure --set` name (nn-eleventh, nn-twelfth, nn-thirteenth, nn-fp16-first, nn-fourteenth, nn-fifteenth), DTYPES its --dtypes,
+# SET is a `measure --set` name (nn-eleventh, nn-twelfth, nn-thirteenth, nn-fp16-first, nn-fourteenth, nn-fifteenth,
+# nn-sixteenth), DTYPES its --dtypes,
 # BUDGET the seconds after this script starts by which the measure stops starting new shapes (--deadline is that,
 # less the setup); what the deadline cuts (the shapes each set measures last) stays unmeasured. Run from the
 # repository root on the device with $OUT set and the cp312 pydantic wheels in whl/. Writes $OUT/gpu.txt,

@@ -334,6 +334,9 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     flops_clk = dev.flops_per_clk_per_cu(dtype)
     rate = dev.model.matrix_efficiency.value * np.where(wgmma | amd, 1.0, dev.model.fallback_matrix_efficiency.value)
     c.compute_clk = 2 * c.bm * c.bn * c.bk / (flops_clk * rate)
+    # The matrix pipe a further co-resident workgroup adds (T20, `pipes_clk` below): without the fallback share,
+    # which is a lone workgroup's own gaps, not the pipe's rate.
+    mma_pipe_clk = 2 * c.bm * c.bn * c.bk / (flops_clk * dev.model.matrix_efficiency.value)
     # Operand reads from LDS: each warp reads its A rows and B columns (mma.sync, MFMA); a
     # warpgroup's wgmma reads A once per 64 rows and B once per 64-row instruction.
     a_reads = np.where(wgmma, c.bm * c.bk * a_b, c.nw * wm * c.bk * a_b)
@@ -419,6 +422,8 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
             mn_bytes = c.nw * ((0 if traits.b_k_major else frag_n) + (0 if traits.a_k_major else frag_m)) * c.bk
             byte_load_clk = mn_bytes / model.mma_byte_loads_per_clk_per_cu.value
             c.compute_clk = np.where(wgmma, c.compute_clk, np.maximum.reduce([hmma_clk, convert_clk, byte_load_clk]))
+            mma_pipe_clk = np.maximum.reduce([mma_pipe_clk * flops_clk / dev.flops_per_clk_per_cu("fp16"),
+                                              convert_clk, byte_load_clk])
     # An MN-major fp8 operand on sm_90's wgmma path (Triton 3.9's sm_90a SASS, the evidence note's seventh
     # look): it is not cp.async-pipelined like the K-major one but loaded into registers (LDG.E.128) in
     # the K-step that stores it transposed into its one shared buffer (STS.U8) and feeds it to wgmma
@@ -447,6 +452,11 @@ def _tile_costs(c: Candidates, dev: Device, dtype: str, traits: Traits) -> None:
     c.pipelined = c.ns >= 2
     _scalar_b_costs(c, dev, traits, threads)
     _compiled_aligned_costs(c, dev, traits, threads)
+    # T20: what each further co-resident workgroup adds to the SM's K-step where the lone step is measured
+    # (`_lone_step_costs`): its busiest pipe, the core of a wgmma tile, on mma.sync the matrix pipe at its rate
+    # (fp8: or the conversions, or the byte loads), or its shared-memory reads.
+    c.pipes_clk = np.maximum(np.where(wgmma, c.compute_clk, mma_pipe_clk), c.lds_clk)
+    _lone_step_costs(c, dev, traits)
 
 
 def _residency(spec, lds, nw, regs, threads, persistent: bool) -> np.ndarray:
@@ -502,6 +512,32 @@ def _compiled_aligned_costs(c: Candidates, dev: Device, traits: Traits, threads:
     resident = _residency(spec, lds, c.nw, np.ceil(regs / granule) * granule, threads, traits.persistent)
     c.regs, c.lds = np.where(compiled, regs, c.regs), np.where(compiled, lds, c.lds)
     c.resident = np.where(compiled, resident, c.resident)
+
+
+def _lone_step_costs(c: Candidates, dev: Device, traits: Traits) -> None:
+    """T20: the K-step of a lone mma.sync workgroup per SM as measured, where the kernel's Triton release and target
+    have a table of it.
+
+    `lone_steps` (Triton 3.6 on sm_90, the nn kernel at N on 16: bench/perfmodel_lone_steps.py timed every config with
+    BM 16, 32 and 64 on the H200 at M = BM, N = 132 x BN, one workgroup on each SM, the slope of the time over K; the
+    evidence note of 2026-12-02, sixteenth section) gives c.lone_clk, the SM's K-step with one workgroup on each SM, for
+    the configs that run on mma.sync (not `wgmma`: BM 16 and 32); NaN elsewhere, and those keep the analytical step.
+    evaluate prices a covered config's SM K-step as the lone step plus `pipes_clk` for each further co-resident
+    workgroup. A lone mma.sync workgroup's K-step is its own chain (its loads waited at latency, its conversions, byte
+    loads and mma.sync one after the other), which the model's throughput terms do not give: on the fp8 fit rows
+    their lone step is 0.41-2.0 of the one read from the same rows, and the measured table agrees with those
+    readings within ~10% (BK 256's irregular stage counts included). The others' K-steps add their pipes (median
+    0.92 of the marginal read on those rows). wgmma tiles (BM >= 64) keep the analytical step: with the table's lone
+    step and pipes they fall on the 16-bit fit rows at M > 64 (0.962 -> 0.949), where many resident workgroups
+    overlap better than one pipe each.
+    """
+    c.lone_clk = np.full_like(c.bm, np.nan)
+    table = lone_steps(traits, dev.arch, c.dtype)
+    if table is None:
+        return
+    for i, row in _compiled_rows(table, c):
+        if not c.wgmma[i]:
+            c.lone_clk[i] = row.lone_clk
 
 
 def _scalar_b_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndarray) -> None:
@@ -607,10 +643,25 @@ class CompiledResources:
     loop_constant_loads: int
 
 
+@dataclass(frozen=True)
+class LoneStep:
+    """One config's K-step per SM as measured (a row of a porter/perfmodel/data lone-step table; clk at the model's
+    clock): one workgroup per SM on all SMs, the same on a quarter of them, two and three per SM; and the r = 1
+    time at the middle K over the line through the two ends (1.0: linear in K)."""
+
+    lone_clk: float
+    lone_quarter_clk: float
+    step2_clk: float
+    step3_clk: float
+    linearity: float
+
+
 # Tables of compiled resources: (Triton release, target arch, layout) -> the data file. Each file says how it was made.
 COMPILED_TABLES = {((3, 6), "sm_90", "nn"): "triton-3.6-sm90a-nn-scalar-b.json"}
 # T19: tables of the same kernel compiled at N on 16 (M, N, K and the strides 16-divisible), keyed alike.
 COMPILED_ALIGNED_TABLES = {((3, 6), "sm_90", "nn"): "triton-3.6-sm90a-nn-aligned.json"}
+# T20: tables of the nn kernel's lone K-step measured at N on 16 (bench/perfmodel_lone_steps.py), keyed alike.
+LONE_STEP_TABLES = {((3, 6), "sm_90", "nn"): "triton-3.6-sm90a-nn-lone.json"}
 # The release the sm_90 terms were measured with, assumed where Traits.triton is unknown (as serializes_wide_wgmma).
 ASSUMED_TRITON = (3, 6)
 
@@ -629,11 +680,21 @@ def compiled_aligned(traits: Traits, arch: str, dtype: str) -> dict[str, Compile
     return None if name is None else _load_table(name).get(dtype)
 
 
+def lone_steps(traits: Traits, arch: str, dtype: str) -> dict[str, LoneStep] | None:
+    """The measured lone K-steps of the nn kernel at N on 16 (T20) for the kernel's Triton release and target, per
+    config label "BMxBNxBK wW sS"; None where no table matches or the table lacks the dtype (the model then keeps its
+    analytical step)."""
+    name = LONE_STEP_TABLES.get((traits.triton or ASSUMED_TRITON, arch, traits.layout))
+    return None if name is None else _load_table(name, LoneStep).get(dtype)
+
+
 @cache
-def _load_table(name: str) -> dict[str, dict[str, CompiledResources]]:
+def _load_table(name: str, row_type: type | None = None) -> dict[str, dict]:
+    """A porter/perfmodel/data table: per dtype, config label -> a row_type (CompiledResources unless said)."""
+    row_type = row_type or CompiledResources
     data = json.loads((resources.files(__package__) / "data" / name).read_text())
     cols = data["columns"]
-    return {dt: {cfg: CompiledResources(**dict(zip(cols, row))) for cfg, row in rows.items()}
+    return {dt: {cfg: row_type(**dict(zip(cols, row))) for cfg, row in rows.items()}
             for dt, rows in data["configs"].items()}
 
 
@@ -706,6 +767,11 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     # Serialized wgmma (see _tile_costs) only where the output's row stride (N) is 16-divisible.
     serialized = c.serialized_clk / clk if n % 16 == 0 else np.zeros_like(c.serialized_clk)
 
+    # T20 (`_lone_step_costs`): the configs whose lone K-step is measured, at N on 16 (B's cp.async loads).
+    lone = None
+    if n % 16 == 0 and not scalar_b and np.any(~np.isnan(c.lone_clk)):
+        lone = ~np.isnan(c.lone_clk)
+
     # Waves: full ones with `resident` workgroups per CU, then a last one with fewer.
     full = np.floor(tiles / slots)
     rest = tiles - full * slots
@@ -740,6 +806,12 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
         busy = np.maximum(core, own)
         step = np.where(c.pipelined, np.maximum(busy, load), busy + load)
         per_iter_bound = np.select([step < load * 1.0001, core == compute], [2, 0], 1)
+        if lone is not None:
+            # T20: where the lone K-step is measured, the SM's K-step is it plus each further workgroup's pipes,
+            # or the CU's L2 transfer if that is longer.
+            measured = np.maximum((c.lone_clk + (per_cu - 1) * c.pipes_clk) / clk, transfer)
+            step = np.where(lone, measured, step)
+            per_iter_bound = np.where(lone, np.where(measured < transfer * 1.0001, 2, 0), per_iter_bound)
         cu_time = iters * step + latency + per_cu * c.bm * c.bn * o_b / cu_bw
         # Device-wide: every tile load crosses L2; unique panels come from DRAM (or the MALL).
         l2_bytes = active * iters * tile_bytes

@@ -21,6 +21,7 @@ from porter.perfmodel.gemm import (
     compiled_aligned,
     compiled_scalar_b,
     evaluate,
+    lone_steps,
     predict,
     triton_release,
 )
@@ -464,8 +465,10 @@ def test_narrow_mn_major_rows_stream_whole_fetch_units(device):
     nonk, nw = (16, 2) if dev.vendor == "amd" else (0, 4)  # gfx950: each wave 16 columns at least
     narrow, wide = (GemmConfig(16, bn, 128, num_warps=nw, num_stages=3, matrix_instr_nonkdim=nonk) for bn in (32, 64))
     assert dev.model.dram_fetch_bytes.value == 128
-    problem = {lay: Gemm(16, 8192, 28672, "bf16", Traits(lay)) for lay in ("nt", "nn")}
-    out = {lay: evaluate(problem[lay], Candidates([narrow, wide], dev, "bf16", Traits(lay))) for lay in ("nt", "nn")}
+    # Triton 3.9: no measured lone K-step (T20, Triton 3.6's nn only), so the K-step is the same in both layouts
+    traits = {lay: Traits(lay, triton=(3, 9)) for lay in ("nt", "nn")}
+    problem = {lay: Gemm(16, 8192, 28672, "bf16", traits[lay]) for lay in ("nt", "nn")}
+    out = {lay: evaluate(problem[lay], Candidates([narrow, wide], dev, "bf16", traits[lay])) for lay in ("nt", "nn")}
     (t_nt, _), (t_nn, bound_nn) = out["nt"], out["nn"]
     assert t_nn[0] > t_nt[0] and BOUNDS[int(bound_nn[0])] == "dram"  # 64 B rows: twice the DRAM bytes
     assert t_nn[1] == t_nt[1]  # 128 B rows: none wasted
@@ -575,3 +578,41 @@ def test_fp8_nn_at_n_on_16_reads_triton_36s_aligned_compile(monkeypatch):
         assert np.array_equal(getattr(bare, name), getattr(c, name)), name
     off16 = Gemm(72, 32001, 4096, "fp8", Traits("nn", triton=(3, 6)))
     assert np.array_equal(evaluate(off16, bare)[0], evaluate(off16, c)[0])
+
+
+def test_nn_mma_sync_k_step_reads_the_measured_lone_step_on_triton_36(monkeypatch):
+    """T20 (sixteenth section): for Triton 3.6 on sm_90 at N on 16, an mma.sync config's SM K-step is its lone K-step as
+    measured on the H200 (porter/perfmodel/data/triton-3.6-sm90a-nn-lone.json) plus each further co-resident workgroup's
+    pipes; wgmma configs, N off 16, other releases and nt keep the analytical step."""
+    from porter.perfmodel import gemm
+
+    h200 = hardware.get("h200")
+    table = lone_steps(Traits("nn"), "sm_90", "fp8")
+    assert table is not None and all(lone_steps(Traits("nn"), "sm_90", dt) is not None for dt in ("bf16", "fp16"))
+    assert lone_steps(Traits("nn", triton=(3, 9)), "sm_90", "fp8") is None
+    assert lone_steps(Traits("nt"), "sm_90", "fp8") is None
+    assert lone_steps(Traits("nn"), "gfx950", "fp8") is None
+    cfgs = [GemmConfig(16, 64, 256, num_warps=4, num_stages=4), GemmConfig(16, 32, 256, num_warps=4, num_stages=5),
+            GemmConfig(16, 64, 128, num_warps=4, num_stages=4), GemmConfig(32, 128, 64, num_warps=4, num_stages=5),
+            GemmConfig(128, 64, 64, num_warps=4, num_stages=3)]
+    nn36 = Traits("nn", triton=(3, 6))
+    c = Candidates(cfgs, h200, "fp8", nn36)
+    # the measured lone steps (clk at the model's 1830 MHz): BK 256 w4 s4 is slow, its s5 twin not
+    assert c.lone_clk[0] == table["16x64x256 w4 s4"].lone_clk and 2100 < c.lone_clk[0] < 2400
+    assert 1200 < c.lone_clk[1] < 1400 and np.isnan(c.lone_clk[4])  # 128x64x64: wgmma, analytical
+    monkeypatch.setattr(gemm, "LONE_STEP_TABLES", {})
+    bare = Candidates(cfgs, h200, "fp8", nn36)
+    assert np.isnan(bare.lone_clk).all()
+    # fit shapes where the model without the table picked 16x64x256 w4 s4 (0.595 and 0.562 of the best): measured
+    # 16x3584x18944: 16x32x256 w4 s5 56.8 us, 16x64x128 w4 s4 84.5, 16x64x256 w4 s4 95.4;
+    # 32x11008x4096: 32x128x64 w4 s5 30.4 us, 16x64x128 w4 s4 54.1, 16x64x256 w4 s4 55.2
+    t, _ = evaluate(Gemm(16, 3584, 18944, "fp8", nn36), c)
+    t0, _ = evaluate(Gemm(16, 3584, 18944, "fp8", nn36), bare)
+    assert t[1] < t[2] < t[0] and t0[0] < t0[1]
+    t, _ = evaluate(Gemm(32, 11008, 4096, "fp8", nn36), c)
+    t0, _ = evaluate(Gemm(32, 11008, 4096, "fp8", nn36), bare)
+    assert np.argmin(t) == 3 and np.argmin(t0) != 3
+    # the wgmma config, and N off 16, are priced as without the table
+    assert t[4] == t0[4]
+    off16 = Gemm(16, 3585, 18944, "fp8", nn36)
+    assert np.array_equal(evaluate(off16, c)[0], evaluate(off16, bare)[0])

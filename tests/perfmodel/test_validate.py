@@ -230,7 +230,8 @@ def test_first_nn_fp16_look_is_declared_fresh_and_fp16_only(validate):
     for path in (ROOT / "bench" / "results").glob("perfmodel-h200-raw-*.json"):
         if path.name.startswith("perfmodel-h200-raw-nn-fp16-first-"):
             continue  # this look's own measurement of the set, once taken (named by its date)
-        later = path.name.startswith(("perfmodel-h200-raw-nn-fourteenth-", "perfmodel-h200-raw-nn-fifteenth-"))
+        later = path.name.startswith(("perfmodel-h200-raw-nn-fourteenth-", "perfmodel-h200-raw-nn-fifteenth-",
+                                      "perfmodel-h200-raw-nn-sixteenth-"))
         for r in json.loads(path.read_text())["results"].values():
             measured.add((r["m"], r["n"], r["k"]))
             if r.get("variant") == "nn" and r["dtype"] == "fp16" and not later:  # later looks measure fp16 too
@@ -341,7 +342,7 @@ def test_fitscore_reads_the_fourteenth_look_as_fit_rows():
     rows = fitscore.fit_rows()
     nn = [r for r in rows if r["variant"] == "nn"]
     by_dtype = {dt: sum(r["dtype"] == dt for r in nn) for dt in ("bf16", "fp16", "fp8")}
-    assert by_dtype == {"bf16": 190, "fp16": 58, "fp8": 190}
+    assert by_dtype["fp16"] >= 58 and by_dtype["bf16"] >= 190 and by_dtype["fp8"] >= 190
     raw = json.loads((ROOT / "bench" / "results" / "perfmodel-h200-raw-nn-fourteenth-2026-12-01.json").read_text())
     assert len(raw["results"]) == 90 and set(raw["results"]) <= {r["key"] for r in rows}
 
@@ -367,8 +368,8 @@ def test_fifteenth_look_nn_split_is_declared_and_fresh(validate):
     # the class under test is measured first, the controls last, so a deadline cuts the controls first
     assert [sh[0] for _, sh in plan][:18] == ["small"] * 18
     assert [sh[0] for _, sh in plan][-len(validate.NN_FIFTEENTH_CONTROL):] == ["control"] * 3
-    for m, n, k in shapes:
-        assert validate.row_split("nn", "unseen", m, n, k) == "unseen"
+    for m, n, k in shapes:  # recorded unseen; fit rows since the reset after the fifteenth look
+        assert validate.row_split("nn", "unseen", m, n, k) == "fit"
         assert validate.row_split("nn", "fit", m, n, k) == "fit"
     assert len(validate.declared_plan("nn-fifteenth", "nn", ["bf16", "fp8", "fp16"])) == 90
     _assert_measured_as_declared("fifteenth", shapes)
@@ -388,3 +389,55 @@ def test_plan_prices_the_fifteenth_look_inside_one_device_call(validate):
     assert len({validate._specialisation(*sh[1:]) for _, sh in validate.nn_fifteenth_set()}) == 2
     timing = sum(r["estimate_s"] for r in rows)
     assert 220 + 1.5 * timing < 370
+
+
+def test_fitscore_reads_the_fifteenth_look_as_fit_rows(validate):
+    """The reset after the fifteenth look: bench/perfmodel_fitscore.py scores the fifteenth look's 90 rows (30 shapes in
+    bf16, fp8 and fp16) as fit rows; every nn row measured so far is a fit row."""
+    fitscore = _bench("perfmodel_fitscore")
+    rows = fitscore.fit_rows()
+    nn = [r for r in rows if r["variant"] == "nn"]
+    by_dtype = {dt: sum(r["dtype"] == dt for r in nn) for dt in ("bf16", "fp16", "fp8")}
+    assert by_dtype == {"bf16": 220, "fp16": 88, "fp8": 220}
+    results = _assert_fit_rows(validate, "perfmodel-h200-raw-nn-fifteenth-2026-12-02.json")
+    assert len(results) == 90 and set(results) <= {r["key"] for r in rows}
+
+
+def test_sixteenth_look_nn_split_is_declared_and_fresh(validate):
+    """The sixteenth look (no reset: every nn row measured so far is a fit row): nn unseen-16 is shapes of the class T20
+    is for (M 16-64 with N and K on 16: LLM projections at decode batch sizes) plus controls at M > 64, none measured
+    before for any variant or dtype (bench/results' raw files) nor declared for another look, in one specialisation,
+    measured in bf16, fp8 and fp16."""
+    measured = _measured_shapes("perfmodel-h200-raw-nn-sixteenth-")
+    assert len(_assert_fit_rows(validate, "perfmodel-h200-raw-nn-fifteenth-2026-12-02.json")) == 90
+    plan = validate.nn_sixteenth_set()
+    shapes = [sh[1:] for _, sh in plan]
+    assert {part for part, _ in plan} == {"unseen"} and len(shapes) == len(set(shapes)) == 28
+    assert not set(shapes) & measured
+    declared = {sh[1:] for name, fn in validate.NN_SETS.items() if name != "nn-sixteenth" for _, sh in fn()}
+    assert not set(shapes) & (declared | {sh[1:] for sh in validate.SHAPES})
+    assert len(validate.NN_SIXTEENTH_SMALL_M) == 24  # weighted to the class under test
+    _assert_class(validate, validate.NN_SIXTEENTH_SMALL_M, "small")
+    _assert_class(validate, validate.NN_SIXTEENTH_CONTROL, "control")
+    # the class under test is measured first, the controls last, so a deadline cuts the controls first
+    assert [sh[0] for _, sh in plan] == ["small"] * 24 + ["control"] * 4
+    for m, n, k in shapes:  # recorded unseen, scored unseen
+        assert validate.row_split("nn", "unseen", m, n, k) == "unseen"
+    assert len(validate.declared_plan("nn-sixteenth", "nn", ["bf16", "fp8", "fp16"])) == 84
+    _assert_measured_as_declared("sixteenth", shapes)
+    script = (ROOT / "docs" / "evidence" / "perfmodel_nn_sixteenth_h200.sh").read_text()
+    assert 'perfmodel_nn_look_h200.sh" nn-sixteenth bf16,fp8,fp16 370' in script
+
+
+def test_plan_prices_the_sixteenth_look_inside_one_device_call(validate):
+    """The sixteenth look fits one call of at most 400 s: the compile of three dtypes at one specialisation (1260
+    kernels; the fifteenth look compiled 2520 in 192 s) plus 1.5x the timing estimate stays inside the script's 370-s
+    budget."""
+    import argparse
+
+    rows = validate.plan(argparse.Namespace(set="nn-sixteenth", dtypes="bf16,fp8,fp16", variant="nn", device="h200",
+                                            triton="3.6.0", json=None))
+    assert len(rows) == 84
+    assert {validate._specialisation(*sh[1:]) for _, sh in validate.nn_sixteenth_set()} == {(256, 256, 256)}
+    timing = sum(r["estimate_s"] for r in rows)
+    assert 192 / 2 + 1.5 * timing < 370

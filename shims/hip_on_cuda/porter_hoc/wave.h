@@ -52,7 +52,7 @@
  *     splits the wave, a half held at __syncthreads). The waiting warp gives the partner up
  *     and goes on alone: it zeroes the partner's warp words, marks its own word absent,
  *     arrives in the partner's place until the phase completes, and synchronises on a barrier
- *     of its own from then on (wait_cold, go_alone). That costs one wait per such wave and
+ *     of its own from then on (wait_look, go_alone). That costs one wait per such wave and
  *     block. If the given-up warp was alive, its arrival falls into the next phase of the
  *     wave's barrier, which nobody completes, and its leader's look at the partner's word
  *     during the wait finds the mark and traps with a message naming the block and the wave
@@ -67,7 +67,7 @@
  * ready, not alone, and all 32 lanes are live - and one branch; the first barrier, partial
  * warps and a warp alone are out of line (barrier_setup, round_cold).
  * The mbarrier orders every arrival of a phase, so "the partner arrived" and "the partner was
- * given up" cannot both hold unnoticed (wait_cold). Shared memory is not initialised at
+ * given up" cannot both hold unnoticed (wait_look). Shared memory is not initialised at
  * launch: warp 0 of a wave initialises the mbarrier at its first barrier in the block and
  * publishes kArrivalReady by atomic exchange; warp 1 waits for that bit before it arrives
  * (ready_wave, out of line). Collectives whose sources all lie in the caller's own warp
@@ -306,6 +306,8 @@ __device__ inline bool warp_all(unsigned mask, bool predicate) {
 
 /* The calling warp was given up by its partner (presumed exited), but is running: say so and stop. */
 __device__ __noinline__ __attribute__((noreturn)) inline void presumed_exited_but_alive(unsigned wave, unsigned half) {
+  // Called by every live lane of the warp (a vote decides, see wait_look); one prints.
+  if (threadIdx.x % 32u == static_cast<unsigned>(__ffs(porter_hoc_cuda_activemask()) - 1))
   printf("porter hip_on_cuda: block (%u,%u,%u) wave %u: lanes %u-%u reached a wave collective "
          "after lanes %u-%u had waited %u ms for them and gone on as if they had exited. Both "
          "halves of a wave must call the same collectives: a collective under a branch that "
@@ -320,7 +322,7 @@ __device__ __noinline__ __attribute__((noreturn)) inline void presumed_exited_bu
  * says the partner arrived at it: a word of this block and launch (tag) whose count is this
  * barrier's (stored before it arrived) or the next one's (it passed this barrier and stored its
  * next arrival before this warp looked). It cannot be further ahead: the next barrier waits for
- * this warp. Asked only once, in wait_cold, right after a give-up (a count mod 64 compared
+ * this warp. Asked only once, in wait_look, right after a give-up (a count mod 64 compared
  * again later could match a stale word). */
 __device__ inline bool at_barrier(unsigned long long theirs, unsigned long long next) {
   return ((theirs ^ next) & kArrivalTag) == 0ull &&
@@ -352,7 +354,7 @@ __device__ inline unsigned long long (&wave_mbarriers())[kMaxWaves] {
  * a warp whose partner exited before it ever used the wave's barrier or was given up): 32
  * arrivals per phase, initialised by the warp's leader when it goes alone (go_alone). A
  * given-up partner that is alive after all arrives at the wave's barrier, which nobody
- * completes any more, and traps there (wait_cold); it never touches this one. */
+ * completes any more, and traps there (wait_look); it never touches this one. */
 __device__ inline unsigned long long (&alone_mbarriers())[kMaxWaves][2] {
   __shared__ unsigned long long words[kMaxWaves][2];
   return words;
@@ -407,9 +409,9 @@ __device__ inline void mbar_init(unsigned addr, unsigned count) {
 /* The calling warp goes on alone from now on (cold; its leader): its own mbarrier is made
  * ready for 32 arrivals per phase, and the partner's warp words of both buffers read "no live
  * lanes". Called where no lane of this warp still reads a partner word (at its first barrier,
- * or in wait_cold, when every lane has arrived at the barrier in progress). A partner that
+ * or in wait_look, when every lane has arrived at the barrier in progress). A partner that
  * exited (or never existed) writes them no more; one that was given up but is alive may still
- * store its word of the barrier in progress, and then traps (wait_cold): a run that reads
+ * store its word of the barrier in progress, and then traps (wait_look): a run that reads
  * such a word fails loudly. The caller publishes kArrivalAbsent with the next arrival word. */
 __device__ inline void go_alone(unsigned wave, unsigned half) {
   mbar_init(shared_addr(&alone_mbarriers()[wave][half]), 32u);
@@ -418,62 +420,86 @@ __device__ inline void go_alone(unsigned wave, unsigned half) {
 }
 
 /* The first barrier of a warp in this block (its word has no kArrivalReady): out of line, run
- * once per warp by its leader. Warp 0 of a two-warp wave initialises the wave's mbarrier and
+ * once per warp by all its live lanes (`live`), its leader doing every store and atomic, the
+ * decisions reaching the others by votes (see wait_look for why). Warp 0 of a two-warp wave initialises the wave's mbarrier and
  * publishes kArrivalReady by atomic exchange (release: the initialisation before the bit), so
  * it also learns whether warp 1 gave it up already; warp 1 waits for that bit (acquire), with
  * the exited mask and the bounded wait as in the steady state, and then sets its own. The warp
  * of a one-warp wave (the tail of a block) has no partner: it goes alone at once.
  * Returns the low bits to add to the warp's next arrival word: kArrivalReady, with
  * kArrivalAbsent when the warp goes on alone. */
-__device__ __noinline__ inline unsigned ready_wave(unsigned wave, unsigned half, unsigned nwarps, unsigned target,
-                                                   unsigned long long tag) {
+__device__ __forceinline__ unsigned ready_wave(unsigned live, bool leader, unsigned wave, unsigned half,
+                                              unsigned nwarps, unsigned target, unsigned long long tag) {
   const unsigned mine = shared_addr(&arrivals()[wave][half]);
   const unsigned other = shared_addr(&arrivals()[wave][half ^ 1u]);
   const unsigned nthreads = blockDim.x * blockDim.y * blockDim.z;
-  warp_words_at()[wave][half] = shared_addr(&warp_words()[0][0][0]);
-  if (nwarps == 1u) {
-    go_alone(wave, half);
+  if (leader) warp_words_at()[wave][half] = shared_addr(&warp_words()[0][0][0]);
+  // Every test below a vote, though its value is the warp's: a call (the trap) under a branch
+  // that ptxas cannot see as the warp's puts a YIELD in every loop around a collective.
+  if (porter_hoc_cuda_any_sync(live, nwarps == 1u)) {
+    if (leader) go_alone(wave, half);
     return kArrivalReady | kArrivalAbsent;
   }
-  if (half == 0u) {
-    mbar_init(shared_addr(&wave_mbarriers()[wave]), kWaveLanes);
-    const unsigned long long old = exch_release(mine, tag | (target & kArrivalGuarded) | kArrivalReady |
-                                                          ((target - 1u) & kArrivalCount));
-    if ((old & kArrivalTag) == tag && (old & kArrivalGivenUp)) presumed_exited_but_alive(wave, half);
+  if (porter_hoc_cuda_any_sync(live, half == 0u)) {
+    bool given_up = false;
+    if (leader) {
+      mbar_init(shared_addr(&wave_mbarriers()[wave]), kWaveLanes);
+      const unsigned long long old = exch_release(mine, tag | (target & kArrivalGuarded) | kArrivalReady |
+                                                            ((target - 1u) & kArrivalCount));
+      given_up = (old & kArrivalTag) == tag && (old & kArrivalGivenUp);
+    }
+    if (porter_hoc_cuda_any_sync(live, given_up)) presumed_exited_but_alive(wave, half);
     return kArrivalReady;
   }
+  constexpr unsigned kSpin = 0u, kTrap = 1u, kReady = 2u, kAlone = 3u;
   unsigned long long start = 0;
   for (unsigned spins = 0;; ++spins) {
-    const unsigned long long w = ld_acquire64(other);
-    const bool ours = (w & kArrivalTag) == tag;
-    if (ours && (w & kArrivalAbsent)) presumed_exited_but_alive(wave, half);  // it went on alone
-    if (ours && (w & kArrivalReady)) {
-      st_relaxed(mine, tag | (target & kArrivalGuarded) | kArrivalReady | ((target - 1u) & kArrivalCount));
-      return kArrivalReady;
-    }
-    if (ours && (w & kArrivalGuarded)) {  // a guarded kernel: has warp 0 exited?
-      const unsigned lanes = lanes_of(wave, 0u, nthreads);
-      if ((ld_acquire32(shared_addr(&exits()[wave][0])) & lanes) == lanes) {
-        // It cannot publish kArrivalReady any more (its lanes exited); a last look for one it
-        // published before.
-        if (ld_acquire64(other) & kArrivalReady) continue;
-        go_alone(wave, half);
-        return kArrivalReady | kArrivalAbsent;
+    unsigned act = kSpin;
+    bool nap = false;
+    if (leader) {
+      const unsigned long long w = ld_acquire64(other);
+      const bool ours = (w & kArrivalTag) == tag;
+      bool again = false;
+      if (ours && (w & kArrivalAbsent)) {
+        act = kTrap;  // it went on alone
+      } else if (ours && (w & kArrivalReady)) {
+        st_relaxed(mine, tag | (target & kArrivalGuarded) | kArrivalReady | ((target - 1u) & kArrivalCount));
+        act = kReady;
+      } else if (ours && (w & kArrivalGuarded)) {  // a guarded kernel: has warp 0 exited?
+        const unsigned lanes = lanes_of(wave, 0u, nthreads);
+        if ((ld_acquire32(shared_addr(&exits()[wave][0])) & lanes) == lanes) {
+          // It cannot publish kArrivalReady any more (its lanes exited); a last look for one it
+          // published before.
+          if (ld_acquire64(other) & kArrivalReady) {
+            again = true;
+          } else {
+            go_alone(wave, half);
+            act = kAlone;
+          }
+        }
+      }
+      if (act == kSpin && !again && (spins & 63u) == 63u) {
+        const unsigned long long now = globaltimer_ns();
+        if (start == 0) start = now;
+        if (now - start > kAbsentNs) {
+          // Give warp 0 up in its own word (it has not initialised the barrier, so the barrier
+          // cannot decide): its exchange at kArrivalReady returns the mark and it traps.
+          if (cas_acq_rel(other, w, (ours ? w : tag) | kArrivalGivenUp) == w) {
+            go_alone(wave, half);
+            act = kAlone;
+          } else {
+            start = 0;
+          }
+        }
+        nap = act == kSpin;
       }
     }
-    if ((spins & 63u) != 63u) continue;
-    const unsigned long long now = globaltimer_ns();
-    if (start == 0) start = now;
-    if (now - start > kAbsentNs) {
-      // Give warp 0 up in its own word (it has not initialised the barrier, so the barrier
-      // cannot decide): its exchange at kArrivalReady returns the mark and it traps.
-      if (cas_acq_rel(other, w, (ours ? w : tag) | kArrivalGivenUp) == w) {
-        go_alone(wave, half);
-        return kArrivalReady | kArrivalAbsent;
-      }
-      start = 0;
-    }
-    __nanosleep(256);
+    if (porter_hoc_cuda_any_sync(live, act == kTrap)) presumed_exited_but_alive(wave, half);
+    if (porter_hoc_cuda_any_sync(live, act == kReady)) return kArrivalReady;
+    if (porter_hoc_cuda_any_sync(live, act == kAlone)) return kArrivalReady | kArrivalAbsent;
+    // The whole warp sleeps (a __nanosleep under the leader's branch alone puts a YIELD in every
+    // loop around a collective).
+    if (porter_hoc_cuda_any_sync(live, nap)) __nanosleep(256);
   }
 }
 
@@ -491,8 +517,11 @@ __device__ inline unsigned fresh_thread_index(unsigned* nthreads) {
   return tx + nx * (ty + ny * tz);
 }
 
-/* The cold part of a wait at the wave's mbarrier, run by the leader at its 3rd, 11th, 19th ...
- * unsuccessful try_wait: the partner went on alone (this warp was given up: trap), the partner
+/* The cold part of a wait at the wave's mbarrier, at the warp's 3rd, 11th, 19th ... unsuccessful
+ * vote (session 10: the whole warp calls it - its live lanes `live`, converged - and the leader
+ * reads, decides and does every store and arrival, the others learning its decisions by votes;
+ * with wait_cold called by the leader alone, and ready_wave likewise, ptxas put a YIELD at the
+ * head of every loop around a collective): the partner went on alone (this warp was given up: trap), the partner
  * exited (a guarded kernel whose partner's lanes all exited before it used the barrier; a warp
  * that exits after using it drops its arrivals, see KernelExit, and the phase completes by
  * itself), or PORTER_HOC_ABSENT_MS passed (a kernel without the guard, or a partner that is
@@ -509,7 +538,7 @@ __device__ inline unsigned fresh_thread_index(unsigned* nthreads) {
  * orders the arrivals of a phase: if the partner's came first, the phase was complete and a
  * stand-in belongs to the next phase; if the stand-ins came first, the partner's (if they ever
  * come) belong to the next phase, which nobody completes: the partner's leader finds
- * kArrivalAbsent here in its own wait_cold and traps. For the timer, which may fire while a
+ * kArrivalAbsent here in its own wait_look and traps. For the timer, which may fire while a
  * slow partner is arriving, the leader then looks at the partner's arrival word (acquire,
  * after the phase completed): a word at this barrier means the partner arrived at this very
  * phase - the two warps would disagree, so it stops loudly (the partner's warp word, which it
@@ -525,36 +554,59 @@ __device__ inline unsigned fresh_thread_index(unsigned* nthreads) {
  * racing the partner's last lane) falls into the next phase, which is never completed. (Left
  * open: a partner alive elsewhere in a guarded kernel whose last lane exits, dropping 32 at
  * once, within the few hundred nanoseconds of these single stand-ins after a 100 ms wait.) */
-__device__ __noinline__ inline unsigned wait_cold(unsigned start) {
+__device__ __forceinline__ unsigned wait_look(unsigned live, bool leader, unsigned start) {
   const unsigned t = fresh_thread_index(nullptr);
   const unsigned wave = t / kWaveLanes, half = (t / 32u) & 1u;
   const unsigned mine = shared_addr(&arrivals()[wave][half]);
-  const unsigned long long next = ld_relaxed64(mine);  // the leader's own store before its arrival
-  if (next & kArrivalAbsent) return start;
   const unsigned other = shared_addr(&arrivals()[wave][half ^ 1u]);
   const unsigned bar = shared_addr(&wave_mbarriers()[wave]);
-  const unsigned long long w = ld_acquire64(other);
-  const bool ours = ((w ^ next) & kArrivalTag) == 0ull;
-  if (ours && (w & kArrivalAbsent)) presumed_exited_but_alive(wave, half);  // it went on alone
-  bool timed_out = true;
-  if (ours && (w & kArrivalGuarded)) {  // a guarded kernel: have all the partner's lanes exited?
-    const unsigned lanes = lanes_of(wave, half ^ 1u, blockDim.x * blockDim.y * blockDim.z);
-    timed_out = (ld_acquire32(shared_addr(&exits()[wave][half ^ 1u])) & lanes) != lanes;
+  constexpr unsigned kKeep = 0u, kTrap = 1u, kStandIns = 2u;
+  unsigned act = kKeep;
+  unsigned long long next = 0;
+  if (leader) {
+    next = ld_relaxed64(mine);  // the leader's own store before its arrival
+    if (!(next & kArrivalAbsent)) {
+      const unsigned long long w = ld_acquire64(other);
+      const bool ours = ((w ^ next) & kArrivalTag) == 0ull;
+      if (ours && (w & kArrivalAbsent)) {
+        act = kTrap;  // it went on alone
+      } else {
+        bool timed_out = true, go = true;
+        if (ours && (w & kArrivalGuarded)) {  // a guarded kernel: have all the partner's lanes exited?
+          const unsigned lanes = lanes_of(wave, half ^ 1u, blockDim.x * blockDim.y * blockDim.z);
+          timed_out = (ld_acquire32(shared_addr(&exits()[wave][half ^ 1u])) & lanes) != lanes;
+        }
+        if (timed_out) {  // alive (or a kernel without the guard): the bounded wait
+          const unsigned now = static_cast<unsigned>(globaltimer_ns() >> 10) | 1u;  // never 0
+          if (start == 0 || now - start > 0x80000000u) {  // first look (or the timer went back)
+            start = now;
+            go = false;
+          } else if (now - start <= static_cast<unsigned>(kAbsentNs >> 10)) {
+            go = false;
+          }
+        }
+        if (go) {
+          go_alone(wave, half);
+          st_relaxed(mine, next | kArrivalAbsent);
+          if (!timed_out) (void)mbar_arrive(bar, 32u);
+          else act = kStandIns;
+        }
+      }
+    }
   }
-  if (timed_out) {  // alive (or a kernel without the guard): the bounded wait
-    const unsigned now = static_cast<unsigned>(globaltimer_ns() >> 10) | 1u;  // never 0
-    if (start == 0 || now - start > 0x80000000u) return now;  // first look (or the timer went back)
-    if (now - start <= static_cast<unsigned>(kAbsentNs >> 10)) return start;
+  if (porter_hoc_cuda_any_sync(live, act == kTrap)) presumed_exited_but_alive(wave, half);
+  if (porter_hoc_cuda_any_sync(live, act == kStandIns)) {
+    const unsigned parity = (static_cast<unsigned>(next) - 1u) & 1u;  // this barrier's phase: count - 1
+    // The leader's loop "while the phase is incomplete, one more stand-in", its exit voted (written
+    // with the arrival before the vote: the form in which ptxas sees the loop as the warp's).
+    bool complete = false;
+    for (unsigned k = 0; !complete; ++k) {
+      if (leader && k > 0u) (void)mbar_arrive(bar, 1u);
+      complete = porter_hoc_cuda_any_sync(live, leader && mbar_test_wait_parity(bar, parity));
+    }
+    if (porter_hoc_cuda_any_sync(live, leader && at_barrier(ld_acquire64(other), next)))
+      presumed_exited_but_alive(wave, half ^ 1u);
   }
-  go_alone(wave, half);
-  st_relaxed(mine, next | kArrivalAbsent);
-  if (!timed_out) {
-    (void)mbar_arrive(bar, 32u);
-    return start;
-  }
-  const unsigned parity = (static_cast<unsigned>(next) - 1u) & 1u;  // this barrier's phase: count - 1
-  while (!mbar_test_wait_parity(bar, parity)) (void)mbar_arrive(bar, 1u);
-  if (at_barrier(ld_acquire64(other), next)) presumed_exited_but_alive(wave, half ^ 1u);
   return start;
 }
 
@@ -563,7 +615,7 @@ __device__ __noinline__ inline unsigned wait_cold(unsigned start) {
  * lanes; it reads its position and its arrival word anew (no lane of the warp changes the word
  * before the __syncwarp below), so the call site keeps few registers live. The leader
  * initialises the wave's mbarrier or waits for warp 0 to (ready_wave), and the warp learns the
- * outcome by a shuffle. Returns the warp's next arrival word: this block's tag, the count
+ * outcome by votes. Returns the warp's next arrival word: this block's tag, the count
  * advanced, kArrivalReady, and kArrivalAbsent when the warp goes on alone. The __syncwarp
  * first: every lane has read the old word before the leader changes it (a lane that read the
  * new one would take the fast path alone). */
@@ -576,10 +628,8 @@ __device__ __noinline__ inline unsigned long long barrier_setup(unsigned live) {
   const unsigned long long seen = ld_relaxed64(shared_addr(&arrivals()[wave][half]));  // as the caller read it
   const unsigned long long next = count_bumped(((seen ^ tag) & kArrivalTag) == 0ull ? seen : tag);
   sync_lanes(live);
-  unsigned r = 0u;
-  if (t % 32u == static_cast<unsigned>(__ffs(live) - 1))
-    r = ready_wave(wave, half, (in_wave + 31u) / 32u, static_cast<unsigned>(next), tag);
-  return next | porter_hoc_cuda_shfl_sync(live, r, __ffs(live) - 1, 32);
+  const bool leader = t % 32u == static_cast<unsigned>(__ffs(live) - 1);
+  return next | ready_wave(live, leader, wave, half, (in_wave + 31u) / 32u, static_cast<unsigned>(next), tag);
 }
 
 /* The collective's barrier in every case but the fast one (out of line), after barrier_setup
@@ -587,7 +637,7 @@ __device__ __noinline__ inline unsigned long long barrier_setup(unsigned live) {
  * on alone (kArrivalAbsent: its own mbarrier). Everything wave_round's fast path does up to and
  * including the wait, for any live mask: the leader (first live lane) stands in for the
  * inactive lanes, the vote runs over the live lanes. `next`: the warp's arrival word of this
- * barrier. Returns it again, read anew after the wait (wait_cold may have added
+ * barrier. Returns it again, read anew after the wait (wait_look may have added
  * kArrivalAbsent; the parity is the same). */
 template <bool kData>
 __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsigned long long mine, unsigned value,
@@ -606,11 +656,11 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
   bool done = warp_all(live, mbar_try_wait(bar, state));
   unsigned start = 0;
   for (unsigned tries = 1; !done; ++tries) {
-    if (leader && (tries & 7u) == 3u) start = wait_cold(start);
+    if ((tries & 7u) == 3u) start = wait_look(live, leader, start);
     done = warp_all(live, mbar_try_wait(bar, state));
   }
   // The word read anew rather than kept across the wait (registers: this runs inside every
-  // collective's call chain); its parity is `next`'s (wait_cold may only have added
+  // collective's call chain); its parity is `next`'s (wait_look may only have added
   // kArrivalAbsent), and every lane's wait acquired the leader's store.
   return ld_relaxed64(own);
 }
@@ -638,13 +688,13 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  *   - the wait: a warp vote (constant full mask) on each lane's try_wait on its own token
  *     (session 5: vote.sync makes the lanes leave together from a warp-synchronous
  *     instruction, and each lane's acquire orders what it reads after it, so no __syncwarp
- *     after it); the loop, with lane 0's wait_cold, only after a vote found the phase
+ *     after it); the loop, with the warp's wait_look, only after a vote found the phase
  *     incomplete, and out of line (wait_rest, session 9). The vote is needed, not only
  *     convenient (session 8): with each lane's own
  *     try_wait loop instead (f07c4d9, 4% faster), the lanes that leave the wait are not held
- *     for lane 0 while it is inside wait_cold - the compiler's reconvergence point (BSYNC) is
- *     no guarantee - so after a give-up lane 0 reached the next collective alone (its
- *     __activemask: itself), stood in for 31 lanes that then arrived as well, and the
+ *     for lane 0 while it is inside wait_cold (wait_look's leader-only predecessor) - the
+ *     compiler's reconvergence point (BSYNC) is no guarantee - so after a give-up lane 0
+ *     reached the next collective alone (its __activemask: itself), stood in for 31 lanes that then arrived as well, and the
  *     mbarrier's pending count underflowed ("Warp Illegal Instruction" at round_cold's
  *     arrival; plain-nvcc partner_exit failed in 25 of 25 runs, and passed with a __syncwarp
  *     after the loop, which cost more than the vote);
@@ -653,7 +703,8 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  * Measured (session 6, docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md): 10.0x a native
  * shuffle for shfl_xor(32), 10.5x for a 64-lane shfl_down, 11.2x for a ballot, against
  * 14.9-18.9x with session 5's per-collective test of the partner's word; session 9, with the
- * retry in wait_rest: 9.1x, 9.4-9.5x, 10.7-10.8x. Measured and not kept: the propagation at the
+ * retry in wait_rest: 9.1x, 9.4-9.5x, 10.7-10.8x; session 10, every cold decision a vote (no
+ * YIELD in the loop): 9.0x, 9.3x, 9.4x. Measured and not kept: the propagation at the
  * head of the next collective (the partner's two words loaded with the own word; shuffles 15%
  * slower, votes and the bare barrier faster), an inline-PTX wait loop (slower). The wait's
  * remainder out of line was first dropped for registers (plain-nvcc split_wave over 64); since
@@ -676,7 +727,7 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  *     store happens only for a partner that exited (or was given up: below). Barrier k+1's
  *     reader then finds 0 and stores 0 for k+2, and so on;
  *   - it never used the barrier and exited (guarded: the exited mask) or is presumed gone after
- *     PORTER_HOC_ABSENT_MS (wait_cold; ready_wave for warp 1): go_alone zeroes both its words
+ *     PORTER_HOC_ABSENT_MS (wait_look; ready_wave for warp 1): go_alone zeroes both its words
  *     before the arrivals that publish it;
  *   - a one-warp wave: go_alone at its first barrier.
  * Tested by fixtures/hip_on_cuda/partner_exit (session 7: a warp exits after 1-6 collectives, its
@@ -691,7 +742,7 @@ __device__ __noinline__ inline unsigned long long round_cold(unsigned live, unsi
  * last vote); it reads its wave's mbarrier anew, so the call site passes only the token (with
  * `bar` and `leader` as arguments plain-nvcc split_wave needed 66 registers, over 1024-thread
  * blocks' 64). The loop is the one wave_round's comment describes: a warp vote on each lane's
- * try_wait, the leader's wait_cold at the 3rd, 11th, 19th ... unsuccessful vote. */
+ * try_wait, the leader's wait_look at the 3rd, 11th, 19th ... unsuccessful vote. */
 __device__ __noinline__ inline void wait_rest(unsigned long long state) {
   const unsigned t = fresh_thread_index(nullptr);
   const unsigned bar = shared_addr(&wave_mbarriers()[t / kWaveLanes]);
@@ -699,7 +750,7 @@ __device__ __noinline__ inline void wait_rest(unsigned long long state) {
   bool done = false;
   unsigned start = 0;
   for (unsigned tries = 1; !done; ++tries) {
-    if (leader && (tries & 7u) == 3u) start = wait_cold(start);
+    if ((tries & 7u) == 3u) start = wait_look(0xffffffffu, leader, start);
     done = porter_hoc_cuda_all_sync(0xffffffffu, mbar_try_wait(bar, state));
   }
 }
@@ -712,10 +763,13 @@ __device__ inline unsigned long long wave_round(const WavePos& p, unsigned live,
   unsigned long long next = count_bumped(seen);
   constexpr unsigned kSlotsBuffer = kMaxWaves * kWaveLanes * 4u;
   const unsigned long long tag = arrival_tag();
-  // One test, one branch: zero when the word is this block's, ready and not alone, and every
-  // lane of the warp is live.
-  if ((((seen ^ tag) & (kArrivalTag | kArrivalReady | kArrivalAbsent)) ^ kArrivalReady) | ~live) {
-    if (((seen ^ tag) & (kArrivalTag | kArrivalReady)) != kArrivalReady) next = barrier_setup(live);
+  // The fast path when every lane of the warp is live and (a vote: the word is the same in every
+  // lane) the word is this block's, ready and not alone. Both tests are the warp's to ptxas (the
+  // active mask; a vote), so no convergence check, no BSSY/BSYNC and no YIELD in a loop around
+  // the collective (session 10, SASS of bench/hip_on_cuda_collectives.hip).
+  if (live != 0xffffffffu ||
+      porter_hoc_cuda_any_sync(0xffffffffu, (((seen ^ tag) & (kArrivalTag | kArrivalReady | kArrivalAbsent)) ^ kArrivalReady) != 0ull)) {
+    if (porter_hoc_cuda_any_sync(live, ((seen ^ tag) & (kArrivalTag | kArrivalReady)) != kArrivalReady)) next = barrier_setup(live);
     if (kVote) mine |= static_cast<unsigned long long>(porter_hoc_cuda_ballot_sync(live, pred)) << 32;
     next = round_cold<kData>(live, mine, value, next);
   } else {
@@ -767,8 +821,7 @@ __device__ inline unsigned wave_barrier(const WavePos& p, unsigned live_mine) {
  * Kernels without it (compiled by plain nvcc) fall back on the bounded wait. */
 struct KernelExit {
   __device__ KernelExit() {
-    unsigned n;
-    const unsigned t = fresh_thread_index(&n);
+    const unsigned t = fresh_thread_index(nullptr);
     const unsigned wave = t / kWaveLanes, half = (t / 32u) & 1u;
     if (t % 32u == 0u) {
       exits()[wave][half] = 0u;
@@ -779,8 +832,7 @@ struct KernelExit {
       const unsigned long long old = exch_release(shared_addr(w), tag | kArrivalGuarded);
       if ((old & kArrivalTag) == tag && (old & kArrivalGivenUp)) st_relaxed(shared_addr(w), old | kArrivalGuarded);
     }
-    const unsigned in_warp = min(32u, n - (t & ~31u));
-    sync_lanes(in_warp == 32u ? 0xffffffffu : (1u << in_warp) - 1u);  // the cleared mask before any exit
+    __syncthreads();  // the cleared mask before any exit (every thread of the block runs this first)
   }
   /* The lane's exit: its bit in the warp's exited mask (acquire-release: the last lane to exit
    * sees what the others wrote before their exits, the warp's arrival word included). The
@@ -819,7 +871,8 @@ struct KernelExit {
  * converged here), within the lanes that exist. Lanes that returned, or that are in another
  * branch, are inactive - AMD's EXEC mask for the same code. */
 __device__ inline unsigned live_lanes_of_warp(const WavePos& p) {
-  return porter_hoc_cuda_activemask() & p.warp_mask;
+  (void)p;
+  return porter_hoc_cuda_activemask();
 }
 
 /* One collective call: publish, synchronise once, read (wave_round). The slots and warp words
