@@ -831,6 +831,30 @@ def kendall_tau(x: list[float], y: list[float]) -> float:
     return s / math.sqrt(ta * tb) if ta and tb else float("nan")
 
 
+# A raw file passes the timing check when at most this many of the configs timed both in the sweep and in the
+# confirmation differ between the two by more than TIMING_DISAGREEMENT (the sixteenth look's rule, 2026-12-02).
+TIMING_DISAGREEMENT = 1.5
+TIMING_DISAGREEMENTS_ALLOWED = 1
+
+
+def timing_check(results: dict) -> tuple[int, list[tuple[str, str, float, float]]]:
+    """How many configs a raw file timed twice (sweep, median of REPS; confirmation, median of CONFIRM_REPS), and
+    those whose two times differ by more than TIMING_DISAGREEMENT: (key, config, sweep s, confirmation s). The two
+    are the same kernel on the same operands, so a disagreement is the timer's fault (a launch that reached the GPU
+    after the spin before it ended), not the kernel's."""
+    checked, off = 0, []
+    for key, r in results.items():
+        swept = dict(zip(r["configs"], r["seconds"]))
+        for label, t in r.get("confirm", {}).items():
+            s = swept.get(label)
+            if s is None or not math.isfinite(s) or not math.isfinite(t):
+                continue
+            checked += 1
+            if max(s, t) / min(s, t) > TIMING_DISAGREEMENT:
+                off.append((key, label, s, t))
+    return checked, off
+
+
 def score(args) -> dict:
     import numpy as np
 
@@ -841,8 +865,12 @@ def score(args) -> dict:
     runs = {}
     meta = {}
     compiled_by = {}  # run key -> the Triton release that compiled it (its file's meta)
+    timing = {}
     for path in args.raw:
         raw = json.loads(Path(path).read_text())
+        checked, off = timing_check(raw["results"])
+        timing[Path(path).name] = {"checked": checked, "disagreeing": len(off),
+                                   "passes": len(off) <= TIMING_DISAGREEMENTS_ALLOWED}
         runs.update(raw["results"])
         meta = raw.get("meta", meta)
         compiled_by.update(dict.fromkeys(raw["results"], raw.get("meta", {}).get("triton")))
@@ -890,7 +918,7 @@ def score(args) -> dict:
                 *((f"{v} {dt} {sp}", (lambda v, d, p: lambda x: x["variant"] == v and x["dtype"] == d
                                           and x["split"] == p)(v, dt, sp))
                   for v in VARIANTS for dt in DTYPES for sp in ("fit", "held-out", "unseen")))}
-    report = {"meta": meta, "model_device": dev.name, "summary": summary, "rows": rows,
+    report = {"meta": meta, "model_device": dev.name, "summary": summary, "rows": rows, "timing_check": timing,
               "scored": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv)}
     _print(report)
     if args.json:
@@ -929,6 +957,10 @@ def _print(report: dict) -> None:
     print("worst picks:")
     for x in sorted(report["rows"], key=lambda x: x["ratio"])[:8]:
         print(f"  {x['key']:<24} {x['ratio']:.3f}  pick {x['pick']}  best {x['best']}")
+    for name, t in report.get("timing_check", {}).items():
+        if not t["passes"]:
+            print(f"timing check FAILED: {name}: {t['disagreeing']} of {t['checked']} configs timed twice differ by more "
+                  f"than {TIMING_DISAGREEMENT}x (sweep against confirmation)")
 
 
 def _plot(rows: list[dict], path: Path, meta: dict) -> None:
