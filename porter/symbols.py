@@ -65,10 +65,9 @@ def defined_names(data: bytes) -> set[str]:
     names = {m.group(1) for m in _MACRO.finditer(data) if first_on_line(data, m.start())}
     names |= {m.group(1) for m in _POINTER.finditer(data)}
     names.update(_type_names(data))
-    for m in _DECLARATION_LINE.finditer(b"\n" + data):
-        first = m.group(1).split(None, 1)[0].rstrip(b"*&")
-        if first not in _STATEMENT:
-            names.add(m.group(2))
+    # findall: each match's two groups as a tuple, made in C (a real tree has ~50 per file)
+    names.update(name for words, name in _DECLARATION_LINE.findall(b"\n" + data)
+                 if words.split(None, 1)[0].rstrip(b"*&") not in _STATEMENT)
     return {n.decode() for n in names if n}
 
 
