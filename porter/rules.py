@@ -34,7 +34,7 @@ from porter.agent_names import AGENTS
 from porter.pysyntax import PythonFile
 from porter.state import Edit, Finding, Location, Patch, PortOptions, Severity, content_hash
 from porter.symbols import ProjectNames
-from porter.syntax import FileText, SourceFile, kept, remember
+from porter.syntax import FileText, LazySourceFile, SourceFile, kept, remember
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -130,6 +130,9 @@ class RuleContext:
 _QUOTED_INCLUDES = "(preproc_include path: (string_literal) @path)"
 # The grammar's `#include` token (tree-sitter-c's `preprocessor('include')`): every preproc_include begins with it.
 _INCLUDE_TOKEN = re.compile(rb"#[ \t]*include")
+# The token where no `<` follows it past blanks: a path that begins with `<` is a system_lib_string,
+# never a string_literal, so a file without this has no path `_QUOTED_INCLUDES` captures.
+_QUOTED_CANDIDATE = re.compile(rb"#[ \t]*include(?![ \t]*<)")
 
 
 def _quoted_include_paths(unit: SourceFile) -> list[Node]:
@@ -139,6 +142,8 @@ def _quoted_include_paths(unit: SourceFile) -> list[Node]:
     comment, a string or a `#define` body lands in that node instead). The query visited every
     node of each file that includes a project header: 0.86 s against 0.03 s over 2,852 real files
     (bench/results/translate-2026-12-02-i15t.txt), the same nodes on every one."""
+    if _QUOTED_CANDIDATE.search(unit.data) is None:
+        return []  # every `#include` here (if any) is `<...>`: a LazySourceFile stays unparsed
     over = unit.tree.root_node.named_descendant_for_byte_range
     found = []
     for m in _INCLUDE_TOKEN.finditer(unit.data):
@@ -853,7 +858,10 @@ class _Sources(Mapping[str, SourceFile]):
         key = (self._token, path)
         found = self._mine.get(path) or (_PARSED.get(key) if self._token else None)
         if found is None:
-            found = SourceFile(path, self._headers[path], lang_for(path) or "cpp")
+            # Parsed when a rule first reads its tree: the translator's rules read a header's bytes,
+            # and the quoted includes it names, which need no tree where it has none (bench/results/
+            # translate-2026-12-02-i15t.txt: 92 of the 598 parses on cuda-samples were headers, 57 of them without).
+            found = LazySourceFile(path, self._headers[path], lang_for(path) or "cpp")
             self._mine[path] = found
             if self._token:
                 _PARSED[key] = found

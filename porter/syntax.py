@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from itertools import accumulate
+from typing import Any
 
 import tree_sitter_cpp
 import tree_sitter_cuda
@@ -435,6 +436,10 @@ class SourceFile(FileText):
             self.tree = base.tree if not base.edits else _parser(self.lang).parse(self.data, base.edited())
         else:
             self.tree = _parser(self.lang).parse(self.data)
+        self._find_non_code()
+
+    def _find_non_code(self) -> None:
+        """Where the strings, character literals and comments are (`is_code`), from the tree."""
         spans = _non_code_spans(self.tree, self.data)
         if spans is None:
             found = QueryCursor(query(self.lang, _NON_CODE)).captures(self.tree.root_node)  # type: ignore[arg-type]
@@ -581,6 +586,27 @@ class _Kept:
             tree.edit(start_byte=start, old_end_byte=end, new_end_byte=start + len(added), start_point=(row, col),
                       old_end_point=point(end), new_end_point=(row + lines, tail if lines else col + tail))
         return tree
+
+
+class LazySourceFile(SourceFile):
+    """A SourceFile parsed when its tree, or where its code is, is first read: a header a rule
+    reads only for its bytes or for the `#include "..."` it names (porter.rules' RuleContext.included,
+    which needs no tree where the file has no such directive) is never parsed. The same answers
+    as SourceFile's, later; no earlier tree (`base`) is taken."""
+
+    def __post_init__(self) -> None:
+        FileText.__post_init__(self)
+        if self.lang == "cpp" and has_cuda_syntax(self.data):
+            self.lang = "cuda"  # as SourceFile: the grammar is chosen from the bytes
+        self.base = None
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for what is not set yet: the tree and the non-code spans, made together.
+        if name in ("tree", "_non_code_starts", "_non_code_ends"):
+            self.tree = _parser(self.lang).parse(self.data)
+            self._find_non_code()
+            return getattr(self, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 def _START_END(edit: tuple[int, int, str]) -> tuple[int, int]:

@@ -631,3 +631,30 @@ def test_quoted_include_paths_are_the_querys_captures():
              rules._quoted_include_paths(SourceFile("t.cu", texts[-6], "cuda"))}
     assert {'"local.h"', '"tab.h"', '"hash_tab.h"', '"in_if0.h"', '"indented.h"'} <= found
     assert not {'"in_comment.h"', '"in_block.h"', '"in_define.h"', '"not_a_directive.h"'} & found
+
+
+def test_a_lazy_source_file_answers_as_a_source_file_and_included_parses_no_header_without_quoted_includes():
+    from porter import rules
+    from porter.syntax import LazySourceFile
+
+    texts = [unit.data for unit in _fixture_units()] + [TRICKY, b"", b"__global__ void k() {}\n"]
+    for data in texts:
+        for lang in ("cuda", "cpp"):
+            eager, lazy = SourceFile("t.h", data, lang), LazySourceFile("t.h", data, lang)
+            assert "tree" not in lazy.__dict__ and lazy.lang == eager.lang  # the grammar chosen, nothing parsed
+            assert str(lazy.tree.root_node) == str(eager.tree.root_node)
+            assert (lazy._non_code_starts, lazy._non_code_ends) == (eager._non_code_starts, eager._non_code_ends)
+            assert lazy.code_only == eager.code_only and lazy.parsed == eager.parsed
+            assert [rules._quoted_include_paths(u) == [] for u in (lazy, eager)] == [not eager.captures(
+                rules._QUOTED_INCLUDES)] * 2
+    with pytest.raises(AttributeError):
+        LazySourceFile("t.h", b"", "cpp").no_such_attribute  # noqa: B018 - the lookup is the test
+    # A header that names only <...> headers is read for its bytes and its (no) quoted includes, unparsed.
+    headers = {"a.h": b'#include "b.h"\n', "b.h": b"#include <cuda_runtime.h>\n#  include\t<vector>\nint b;\n"}
+    ctx = RuleContext(sources=rules._Sources(headers))
+    unit = SourceFile("main.cu", b'#include "a.h"\nint main() {}\n', "cuda")
+    (a,) = ctx.included(unit)
+    assert a.path == "a.h" and "tree" not in a.__dict__  # found by name: not parsed yet
+    (b,) = ctx.included(a)
+    assert "tree" in a.__dict__  # it names a quoted header: parsed to find which
+    assert b.path == "b.h" and ctx.included(b) == [] and "tree" not in b.__dict__
