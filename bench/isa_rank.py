@@ -14,7 +14,7 @@ the measured one (the TIME lines of the program's output on the GPU, median over
     python bench/isa_rank.py --set heldout bench/results/isa-heldout-h200-2026-12-01.log
     python bench/isa_rank.py --gfx950 bench/results/isa-variants-h200-2026-12-01.log   # porter's port, MI350X data
 
-PORTER_CUOBJDUMP names cuobjdump when the toolkit has none (Triton's wheel ships one).
+PORTER_CUOBJDUMP names cuobjdump; without it, PATH, the toolkit, then Triton's wheel's copy.
 A pair counts as right when its predicted verdict (faster, slower, or equal within the verifier's
 band, porter.verify.executors.MIN_NOISE) is the measured one.
 """

@@ -18,9 +18,9 @@ from porter.toolchains import ToolchainMissing
 
 def _finders() -> dict[str, Callable[[], Path]]:
     from porter.toolchains.clang_hip import find_clang
-    from porter.toolchains.nvcc import find_nvcc
+    from porter.toolchains.nvcc import find_cuobjdump, find_nvcc
 
-    return {"clang": find_clang, "nvcc": find_nvcc}
+    return {"clang": find_clang, "nvcc": find_nvcc, "cuobjdump": find_cuobjdump}
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

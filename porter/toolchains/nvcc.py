@@ -76,8 +76,21 @@ _MMA_SHAPES = {"16816": (16, 8, 16), "1688": (16, 8, 8), "884": (8, 8, 4), "8816
 
 
 def find_cuobjdump() -> Path:
-    """cuobjdump: $PORTER_CUOBJDUMP, then cuobjdump on PATH, then the CUDA toolkit's prefix."""
-    return find_tool("cuobjdump", "PORTER_CUOBJDUMP", CUOBJDUMP_CANDIDATES)
+    """cuobjdump: $PORTER_CUOBJDUMP, then cuobjdump on PATH, then the CUDA toolkit's prefix, then the
+    copy Triton's wheel ships (triton/backends/nvidia/bin: an nvcc install without the toolkit's
+    binary utilities, as on Debian's CUDA packages, still disassembles through it)."""
+    return find_tool("cuobjdump", "PORTER_CUOBJDUMP", (*CUOBJDUMP_CANDIDATES, *_triton_bundled("cuobjdump")))
+
+
+def _triton_bundled(tool: str) -> tuple[str, ...]:
+    """Where Triton's wheel keeps its copy of a CUDA binary utility, if Triton is installed (found
+    without importing it)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("triton")
+    if spec is None or spec.origin is None:
+        return ()
+    return (str(Path(spec.origin).parent / "backends" / "nvidia" / "bin" / tool),)
 
 
 def _sass_width(op: str) -> int:

@@ -7,7 +7,6 @@ fixtures needs an NVIDIA GPU: fixtures/hip_on_cuda/run.sh.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -17,7 +16,7 @@ import pytest
 
 from porter.toolchains import find_cuda_libs
 from porter.toolchains.hoc_guard import GUARD_MACRO, instrument
-from porter.toolchains.nvcc import find_nvcc
+from porter.toolchains.nvcc import find_cuobjdump, find_nvcc
 
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "shims" / "hip_on_cuda"
@@ -571,19 +570,8 @@ __global__ void k(float* v, int n) {
     assert waits >= 1 and kernel.count("wait_rest") == waits
 
 
-def _cuobjdump() -> Path | None:
-    """cuobjdump from the CUDA install, or the copy Triton's wheel ships (a dev dependency)."""
-    found = shutil.which("cuobjdump") or (Path(find_nvcc()).parent / "cuobjdump")
-    if Path(found).is_file():
-        return Path(found)
-    spec = importlib.util.find_spec("triton")
-    if spec is None or spec.origin is None:
-        return None
-    bundled = Path(spec.origin).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
-    return bundled if bundled.is_file() else None
-
-
 @pytest.mark.toolchain("nvcc")
+@pytest.mark.toolchain("cuobjdump")
 @pytest.mark.parametrize("guarded", [False, True], ids=["plain", "guarded"])
 def test_collective_loop_keeps_the_warp_converged(guarded: bool, tmp_path: Path) -> None:
     """A loop of wave collectives compiles with no YIELD and no BRA.DIV: every cold decision
@@ -592,9 +580,6 @@ def test_collective_loop_keeps_the_warp_converged(guarded: bool, tmp_path: Path)
     to 9.4x of native on the H200 (docs/evidence/hip-on-cuda-speed-h200-2026-12-01.md,
     session 10). Guarded: porter's hipcc's exit guard first in the kernel, whose warp barrier
     with a computed mask alone brought the YIELD back."""
-    tool = _cuobjdump()
-    if tool is None:
-        pytest.skip("no cuobjdump (CUDA's, or triton's wheel's)")
     body = b"""#include <hip/hip_runtime.h>
 __global__ void k(float* v, int n) {
   float x = v[threadIdx.x];
@@ -610,7 +595,7 @@ __global__ void k(float* v, int n) {
     src.write_bytes(body)
     proc = _nvcc("-cubin", src, tmp_path / "b.cubin", *extra)
     assert proc.returncode == 0, proc.stderr
-    sass = subprocess.run([str(tool), "-sass", str(tmp_path / "b.cubin")], capture_output=True, text=True,
+    sass = subprocess.run([str(find_cuobjdump()), "-sass", str(tmp_path / "b.cubin")], capture_output=True, text=True,
                           timeout=120, check=True).stdout
     assert "VOTE" in sass  # the kernel was disassembled
     for op in ("YIELD", "BRA.DIV"):  # anywhere in the dump, the out-of-line cold paths included
