@@ -7,9 +7,11 @@ CI installs every toolchain, so a skip there would hide a broken install.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -61,3 +63,18 @@ def ray_cluster():
     ray.init(num_cpus=2, resources={"clang22": 2, "nvcc": 2}, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
+
+
+def _load_bench(name: str) -> ModuleType:
+    """bench/NAME.py as a module (bench/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[1] / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def bench_module() -> Callable[[str], ModuleType]:
+    """Loads a bench script as a module: `bench_module("perfmodel_validate")` (a fresh module per call)."""
+    return _load_bench

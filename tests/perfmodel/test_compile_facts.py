@@ -1,6 +1,5 @@
 """bench/perfmodel_compile_facts.py without Triton: the model's table from JSON lines, and two dtypes' compiles compared."""
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -11,11 +10,8 @@ TABLE = ROOT / "porter" / "perfmodel" / "data" / "triton-3.6-sm90a-nn-scalar-b.j
 
 
 @pytest.fixture(scope="module")
-def facts():
-    spec = importlib.util.spec_from_file_location("perfmodel_compile_facts", ROOT / "bench" / "perfmodel_compile_facts.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def facts(bench_module):
+    return bench_module("perfmodel_compile_facts")
 
 
 def _lines(facts, dtype: str, rows: dict[str, list]) -> list[dict]:

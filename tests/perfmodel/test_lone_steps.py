@@ -1,6 +1,5 @@
 """bench/perfmodel_lone_steps.py without a GPU: what `measure` times, its estimate, and the model's table from the raw."""
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -13,11 +12,8 @@ FACTS = ROOT / "bench" / "results" / "perfmodel-compile-facts-nn-fp8-aligned-tri
 
 
 @pytest.fixture(scope="module")
-def lone():
-    spec = importlib.util.spec_from_file_location("perfmodel_lone_steps", ROOT / "bench" / "perfmodel_lone_steps.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def lone(bench_module):
+    return bench_module("perfmodel_lone_steps")
 
 
 def _label(cfg) -> str:
