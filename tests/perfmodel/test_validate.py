@@ -1,6 +1,5 @@
 """bench/perfmodel_validate.py: the shape set, the statistics and the scoring, without a GPU."""
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -9,17 +8,16 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _bench(name: str):
-    """bench/NAME.py as a module (bench/ is not a package)."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
-def validate():
-    return _bench("perfmodel_validate")
+def validate(bench_module):
+    return bench_module("perfmodel_validate")
+
+
+def _nn_fit_rows(fitscore) -> tuple[list[dict], list[dict], dict[str, int]]:
+    """bench/perfmodel_fitscore.py's fit rows, their nn rows and the nn rows per dtype."""
+    rows = fitscore.fit_rows()
+    nn = [r for r in rows if r["variant"] == "nn"]
+    return rows, nn, {dt: sum(r["dtype"] == dt for r in nn) for dt in ("bf16", "fp16", "fp8")}
 
 
 def test_shape_set_covers_the_issue(validate):
@@ -79,6 +77,18 @@ def _measured_shapes(own: str) -> set[tuple[int, int, int]]:
         if not path.name.startswith(own):
             measured |= {(r["m"], r["n"], r["k"]) for r in json.loads(path.read_text())["results"].values()}
     return measured
+
+
+def _declared_fresh_set(validate, look: str, count: int) -> tuple[list, list[tuple[int, int, int]]]:
+    """The set declared for `look` (NN_SETS["nn-LOOK"]): `count` distinct shapes, recorded unseen, none measured in a
+    raw file of bench/results but the look's own, declared for another look or in SHAPES; its plan and shapes."""
+    plan = validate.NN_SETS[f"nn-{look}"]()
+    shapes = [sh[1:] for _, sh in plan]
+    assert {part for part, _ in plan} == {"unseen"} and len(shapes) == len(set(shapes)) == count
+    assert not set(shapes) & _measured_shapes(f"perfmodel-h200-raw-nn-{look}-")
+    declared = {sh[1:] for name, fn in validate.NN_SETS.items() if name != f"nn-{look}" for _, sh in fn()}
+    assert not set(shapes) & (declared | {sh[1:] for sh in validate.SHAPES})
+    return plan, shapes
 
 
 def _assert_fit_rows(validate, name: str) -> dict:
@@ -281,13 +291,11 @@ def test_plan_prices_the_first_nn_fp16_look_inside_one_device_call(validate, tmp
     assert "28 pairs" in capsys.readouterr().out
 
 
-def test_fitscore_reads_the_thirteenth_and_fp16_looks_as_fit_rows():
+def test_fitscore_reads_the_thirteenth_and_fp16_looks_as_fit_rows(bench_module):
     """The fourteenth look's reset: bench/perfmodel_fitscore.py scores the thirteenth look's 58 rows and the first nn fp16
     look's 28 rows as fit rows, with nn fp16 a fit column of its own; every nn row measured so far is a fit row."""
-    fitscore = _bench("perfmodel_fitscore")
-    rows = fitscore.fit_rows()
-    nn = [r for r in rows if r["variant"] == "nn"]
-    by_dtype = {dt: sum(r["dtype"] == dt for r in nn) for dt in ("bf16", "fp16", "fp8")}
+    fitscore = bench_module("perfmodel_fitscore")
+    rows, nn, by_dtype = _nn_fit_rows(fitscore)
     assert by_dtype["fp16"] >= 28 and by_dtype["bf16"] >= 160 and by_dtype["fp8"] >= 160
     keys = {r["key"] for r in rows}
     for name in ("perfmodel-h200-raw-nn-thirteenth-2026-12-01.json", "perfmodel-h200-raw-nn-fp16-first-2026-12-01.json"):
@@ -301,15 +309,9 @@ def test_fourteenth_look_nn_split_is_declared_and_fresh(validate):
     shapes of the classes those looks missed (MID and generic ODD with M and N off 16; fp8 small M on 16) plus decode
     heads and controls, none measured before for any variant or dtype (bench/results' raw files) nor declared for another
     look, in two specialisations, measured in bf16, fp8 and fp16."""
-    measured = _measured_shapes("perfmodel-h200-raw-nn-fourteenth-")
     for name in ("perfmodel-h200-raw-nn-thirteenth-2026-12-01.json", "perfmodel-h200-raw-nn-fp16-first-2026-12-01.json"):
         _assert_fit_rows(validate, name)
-    plan = validate.nn_fourteenth_set()
-    shapes = [sh[1:] for _, sh in plan]
-    assert {part for part, _ in plan} == {"unseen"} and len(shapes) == len(set(shapes)) == 30
-    assert not set(shapes) & measured
-    declared = {sh[1:] for name, fn in validate.NN_SETS.items() if name != "nn-fourteenth" for _, sh in fn()}
-    assert not set(shapes) & (declared | {sh[1:] for sh in validate.SHAPES})
+    plan, shapes = _declared_fresh_set(validate, "fourteenth", 30)
     _assert_class(validate, validate.NN_FOURTEENTH_MID + validate.NN_FOURTEENTH_ODD, "mid")
     _assert_class(validate, validate.NN_FOURTEENTH_SMALL_M, "small")
     _assert_class(validate, validate.NN_FOURTEENTH_DECODE, "decode")
@@ -335,13 +337,10 @@ def test_plan_prices_the_fourteenth_look_inside_one_device_call(validate):
     assert 154 + 64 + 1.5 * timing < 370
 
 
-def test_fitscore_reads_the_fourteenth_look_as_fit_rows():
+def test_fitscore_reads_the_fourteenth_look_as_fit_rows(bench_module):
     """The fifteenth look's reset: bench/perfmodel_fitscore.py scores the fourteenth look's 90 rows (30 shapes in bf16,
     fp8 and fp16) as fit rows; every nn row measured so far is a fit row."""
-    fitscore = _bench("perfmodel_fitscore")
-    rows = fitscore.fit_rows()
-    nn = [r for r in rows if r["variant"] == "nn"]
-    by_dtype = {dt: sum(r["dtype"] == dt for r in nn) for dt in ("bf16", "fp16", "fp8")}
+    rows, nn, by_dtype = _nn_fit_rows(bench_module("perfmodel_fitscore"))
     assert by_dtype["fp16"] >= 58 and by_dtype["bf16"] >= 190 and by_dtype["fp8"] >= 190
     raw = json.loads((ROOT / "bench" / "results" / "perfmodel-h200-raw-nn-fourteenth-2026-12-01.json").read_text())
     assert len(raw["results"]) == 90 and set(raw["results"]) <= {r["key"] for r in rows}
@@ -352,14 +351,8 @@ def test_fifteenth_look_nn_split_is_declared_and_fresh(validate):
     the fourteenth look missed (fp8 at M 16-64 with N and K on 16: LLM projections at decode batch sizes) plus heads with
     M and N off 16, generic odd shapes and controls, none measured before for any variant or dtype (bench/results' raw
     files) nor declared for another look, in two specialisations, measured in bf16, fp8 and fp16."""
-    measured = _measured_shapes("perfmodel-h200-raw-nn-fifteenth-")
     assert len(_assert_fit_rows(validate, "perfmodel-h200-raw-nn-fourteenth-2026-12-01.json")) == 90
-    plan = validate.nn_fifteenth_set()
-    shapes = [sh[1:] for _, sh in plan]
-    assert {part for part, _ in plan} == {"unseen"} and len(shapes) == len(set(shapes)) == 30
-    assert not set(shapes) & measured
-    declared = {sh[1:] for name, fn in validate.NN_SETS.items() if name != "nn-fifteenth" for _, sh in fn()}
-    assert not set(shapes) & (declared | {sh[1:] for sh in validate.SHAPES})
+    plan, shapes = _declared_fresh_set(validate, "fifteenth", 30)
     assert len(validate.NN_FIFTEENTH_SMALL_M) == 18  # weighted to the class that missed
     _assert_class(validate, validate.NN_FIFTEENTH_SMALL_M, "small")
     _assert_class(validate, validate.NN_FIFTEENTH_MID + validate.NN_FIFTEENTH_ODD, "mid")
@@ -391,13 +384,10 @@ def test_plan_prices_the_fifteenth_look_inside_one_device_call(validate):
     assert 220 + 1.5 * timing < 370
 
 
-def test_fitscore_reads_the_fifteenth_look_as_fit_rows(validate):
+def test_fitscore_reads_the_fifteenth_look_as_fit_rows(validate, bench_module):
     """The reset after the fifteenth look: bench/perfmodel_fitscore.py scores the fifteenth look's 90 rows (30 shapes in
     bf16, fp8 and fp16) as fit rows; every nn row measured so far is a fit row."""
-    fitscore = _bench("perfmodel_fitscore")
-    rows = fitscore.fit_rows()
-    nn = [r for r in rows if r["variant"] == "nn"]
-    by_dtype = {dt: sum(r["dtype"] == dt for r in nn) for dt in ("bf16", "fp16", "fp8")}
+    rows, nn, by_dtype = _nn_fit_rows(bench_module("perfmodel_fitscore"))
     assert by_dtype == {"bf16": 220, "fp16": 88, "fp8": 220}
     results = _assert_fit_rows(validate, "perfmodel-h200-raw-nn-fifteenth-2026-12-02.json")
     assert len(results) == 90 and set(results) <= {r["key"] for r in rows}
@@ -408,14 +398,8 @@ def test_sixteenth_look_nn_split_is_declared_and_fresh(validate):
     is for (M 16-64 with N and K on 16: LLM projections at decode batch sizes) plus controls at M > 64, none measured
     before for any variant or dtype (bench/results' raw files) nor declared for another look, in one specialisation,
     measured in bf16, fp8 and fp16."""
-    measured = _measured_shapes("perfmodel-h200-raw-nn-sixteenth-")
     assert len(_assert_fit_rows(validate, "perfmodel-h200-raw-nn-fifteenth-2026-12-02.json")) == 90
-    plan = validate.nn_sixteenth_set()
-    shapes = [sh[1:] for _, sh in plan]
-    assert {part for part, _ in plan} == {"unseen"} and len(shapes) == len(set(shapes)) == 28
-    assert not set(shapes) & measured
-    declared = {sh[1:] for name, fn in validate.NN_SETS.items() if name != "nn-sixteenth" for _, sh in fn()}
-    assert not set(shapes) & (declared | {sh[1:] for sh in validate.SHAPES})
+    plan, shapes = _declared_fresh_set(validate, "sixteenth", 28)
     assert len(validate.NN_SIXTEENTH_SMALL_M) == 24  # weighted to the class under test
     _assert_class(validate, validate.NN_SIXTEENTH_SMALL_M, "small")
     _assert_class(validate, validate.NN_SIXTEENTH_CONTROL, "control")
