@@ -224,7 +224,7 @@ __device__ inline vec<float, NACC> mfma(const vec<T, KPL>& a, const vec<T, KPL>&
   constexpr int K = KPL * (64 / M);  // 16x16x32, 32x32x16, 16x16x16: 32, 16, 16; 32x32x8: 8
   const WavePos p = wave_pos();
   if (p.nwarps != 2 || p.wave >= kMfmaWaves) mfma_shape_unsupported(p.wave, p.nwarps);
-  const unsigned live = live_lanes_of_warp(p);
+  const unsigned live = live_lanes_of_warp();
   MfmaStage& st = mfma_stage()[p.wave];
 
   // 1. publish this lane's registers; zeros for the lanes that do not take part

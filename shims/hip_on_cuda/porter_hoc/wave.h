@@ -168,7 +168,6 @@ struct WavePos {
   unsigned wave;       // wave index in the block
   unsigned half;       // 0: lanes 0-31 (warp 2*wave), 1: lanes 32-63 (warp 2*wave+1)
   unsigned nwarps;     // warps in this wave: 2, or 1 for a tail wave of <= 32 threads
-  unsigned warp_mask;  // lanes of the calling warp that exist (tail of a partial block)
 };
 
 __device__ inline WavePos wave_pos() {
@@ -180,8 +179,6 @@ __device__ inline WavePos wave_pos() {
   p.half = p.lane / 32;
   const unsigned in_wave = min(kWaveLanes, nthreads - p.wave * kWaveLanes);
   p.nwarps = (in_wave + 31) / 32;
-  const unsigned in_warp = min(32u, in_wave - 32 * p.half);
-  p.warp_mask = in_warp == 32 ? 0xffffffffu : ((1u << in_warp) - 1u);
   return p;
 }
 
@@ -868,10 +865,9 @@ struct KernelExit {
 #endif
 
 /* The lanes of the calling warp that execute this collective: CUDA's active mask (the lanes
- * converged here), within the lanes that exist. Lanes that returned, or that are in another
- * branch, are inactive - AMD's EXEC mask for the same code. */
-__device__ inline unsigned live_lanes_of_warp(const WavePos& p) {
-  (void)p;
+ * converged here; lanes past the end of a partial block never are). Lanes that returned, or
+ * that are in another branch, are inactive - AMD's EXEC mask for the same code. */
+__device__ inline unsigned live_lanes_of_warp() {
   return porter_hoc_cuda_activemask();
 }
 
@@ -881,7 +877,7 @@ __device__ inline unsigned live_lanes_of_warp(const WavePos& p) {
  * before it can reach the next one, and the barrier waits for both warps. */
 class WaveCall {
  public:
-  __device__ WaveCall() : p_(wave_pos()) { live_mine_ = live_lanes_of_warp(p_); }
+  __device__ WaveCall() : p_(wave_pos()) { live_mine_ = live_lanes_of_warp(); }
 
   __device__ const WavePos& pos() const { return p_; }
   __device__ unsigned lane() const { return p_.lane; }
@@ -1188,7 +1184,7 @@ __device__ inline unsigned long long match_all_sync(MaskT mask, T value, int* pr
  * if any, is accepted and ignored: the contract makes every live lane take part. */
 __device__ inline void wave_sync() {
   const WavePos p = wave_pos();
-  (void)wave_barrier(p, live_lanes_of_warp(p));
+  (void)wave_barrier(p, live_lanes_of_warp());
 }
 template <class MaskT>
 __device__ inline void wave_sync(MaskT) { wave_sync(); }
