@@ -533,11 +533,12 @@ def _lone_step_costs(c: Candidates, dev: Device, traits: Traits) -> None:
     """
     c.lone_clk = np.full_like(c.bm, np.nan)
     table = lone_steps(traits, dev.arch, c.dtype)
-    if table is None:
-        return
-    for i, row in _compiled_rows(table, c):
-        if not c.wgmma[i]:
-            c.lone_clk[i] = row.lone_clk
+    if table is not None:
+        for i, row in _compiled_rows(table, c):
+            if not c.wgmma[i]:
+                c.lone_clk[i] = row.lone_clk
+    measured = ~np.isnan(c.lone_clk)
+    c.lone_measured = measured if measured.any() else None  # evaluate's mask (shape-independent); None: no config
 
 
 def _scalar_b_costs(c: Candidates, dev: Device, traits: Traits, threads: np.ndarray) -> None:
@@ -768,9 +769,7 @@ def evaluate(problem: Gemm, c: Candidates) -> tuple[np.ndarray, np.ndarray]:
     serialized = c.serialized_clk / clk if n % 16 == 0 else np.zeros_like(c.serialized_clk)
 
     # T20 (`_lone_step_costs`): the configs whose lone K-step is measured, at N on 16 (B's cp.async loads).
-    lone = None
-    if n % 16 == 0 and not scalar_b and np.any(~np.isnan(c.lone_clk)):
-        lone = ~np.isnan(c.lone_clk)
+    lone = c.lone_measured if n % 16 == 0 and not scalar_b else None
 
     # Waves: full ones with `resident` workgroups per CU, then a last one with fewer.
     full = np.floor(tiles / slots)
