@@ -213,13 +213,19 @@ class _SharedFile:
     def resolve(shared: Any) -> Any:
         if not isinstance(shared, _SharedFile):
             return shared
-        found = _SHARED.get(shared.key)
-        if found is None:
-            with open(shared.path, "rb") as f:
-                found = _SHARED[shared.key] = _ConstantUnpickler(f).load()
-            while len(_SHARED) > 2:
-                _SHARED.pop(next(iter(_SHARED)))
-        return found
+        return _latest_two(_SHARED, shared.key, shared.path, lambda f: _ConstantUnpickler(f).load())
+
+
+def _latest_two(cache: dict[str, Any], key: str, path: str, load: Callable[[Any], Any]) -> Any:
+    """In a worker: what the file `path` holds, loaded (`load` of the open file) the first time `key` is asked for;
+    `cache` keeps the latest two keys (a run's and the one before)."""
+    found = cache.get(key)
+    if found is None:
+        with open(path, "rb") as f:
+            found = cache[key] = load(f)
+        while len(cache) > 2:
+            cache.pop(next(iter(cache)))
+    return found
 
 
 _SHARED: dict[str, Any] = {}  # in a worker: the maps' shared arguments, by key (the latest two maps)
@@ -274,13 +280,7 @@ class _ConstantUnpickler(pickle.Unpickler):
 
     def persistent_load(self, pid: tuple[str, str, int]) -> Any:
         key, path, i = pid
-        objects = _CONSTANTS.get(key)
-        if objects is None:
-            with open(path, "rb") as f:
-                objects = _CONSTANTS[key] = pickle.load(f)
-            while len(_CONSTANTS) > 2:
-                _CONSTANTS.pop(next(iter(_CONSTANTS)))
-        return objects[i]
+        return _latest_two(_CONSTANTS, key, path, pickle.load)[i]
 
 
 _CONSTANTS: dict[str, list[Any]] = {}  # in a worker: the constants' objects, by key (the latest two)
