@@ -429,9 +429,16 @@ class SourceFile(FileText):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        self._pick_grammar()
+        base, self.base = self.base, None
+        self._parse(base)
+
+    def _pick_grammar(self) -> None:
         if self.lang == "cpp" and has_cuda_syntax(self.data):
             self.lang = "cuda"  # C++ holding CUDA syntax: see the module docstring
-        base, self.base = self.base, None
+
+    def _parse(self, base: _Kept | None) -> None:
+        """The tree (from `base`, an earlier tree of this path, where it fits) and where the code is."""
         if base is not None and base.lang == self.lang and base.data == self.data:
             self.tree = base.tree if not base.edits else _parser(self.lang).parse(self.data, base.edited())
         else:
@@ -596,15 +603,13 @@ class LazySourceFile(SourceFile):
 
     def __post_init__(self) -> None:
         FileText.__post_init__(self)
-        if self.lang == "cpp" and has_cuda_syntax(self.data):
-            self.lang = "cuda"  # as SourceFile: the grammar is chosen from the bytes
+        self._pick_grammar()
         self.base = None
 
     def __getattr__(self, name: str) -> Any:
         # Called only for what is not set yet: the tree and the non-code spans, made together.
         if name in ("tree", "_non_code_starts", "_non_code_ends"):
-            self.tree = _parser(self.lang).parse(self.data)
-            self._find_non_code()
+            self._parse(None)
             return getattr(self, name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
