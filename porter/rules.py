@@ -625,8 +625,9 @@ def run_on_files(agent: str, records, read: Callable[[str], bytes], ctx: RuleCon
         done[record.path] = result
     ordered = [done[r.path] for r in records if r.path in done]
     # Those a worker sent back are made already (`_file_rules`): only the flat ones are made here.
-    return ([f if type(f) is not tuple else _made(f) for out in ordered for f in out.findings],
-            [p for out in ordered for p in out.patches])
+    with cluster.quiet_gc(collect=False):
+        findings = [f if type(f) is not tuple else _made(f) for out in ordered for f in out.findings]
+    return findings, [p for out in ordered for p in out.patches]
 
 
 @dataclass(frozen=True)
