@@ -85,6 +85,7 @@ class Workspace:
         self.state_dir = root / STATE_DIR
         self.ledger = self.state_dir / "ledger.jsonl"
         self.blobs = self.state_dir / "blobs"
+        self._entries = _LedgerReader(self.ledger)
 
     @classmethod
     def create(cls, source: Path, output: Path) -> tuple[Workspace, list[CopyNote]]:
@@ -125,7 +126,7 @@ class Workspace:
     def apply(self, patches: list[Patch]) -> list[Patch]:
         """Land patches in order; return those that changed the tree or were already there."""
         landed = []
-        history = {entry.after for entry in self.history()}
+        history = {raw["after"] for raw in self._entries.raw()}
         for patch in patches:
             path = self._confined(patch.path)
             current, enc = self._load(path) if path.exists() else (None, None)
@@ -158,16 +159,8 @@ class Workspace:
         return landed
 
     def history(self, rel: str | None = None) -> list[Landed]:
-        if not self.ledger.exists():
-            return []
-        entries = []
-        for line in self.ledger.read_text().splitlines():
-            raw = json.loads(line)
-            entry = Landed(raw["seq"], Patch.model_validate(raw["patch"]), raw["before"], raw["after"],
-                           raw.get("kind", "apply"))
-            if rel is None or entry.patch.path == rel:
-                entries.append(entry)
-        return entries
+        """The ledger's entries in the order they landed; with `rel`, those of that file only."""
+        return self._entries.landed(rel)
 
     def revert_last(self, rel: str, agent: str) -> Patch | None:
         """Undo the latest patch `agent` landed on `rel`, with any later patches on that file.
@@ -252,7 +245,7 @@ class Workspace:
         return None
 
     def _record(self, patch: Patch, before: str | None, after: str, kind: str = "apply") -> None:
-        seq = len(self.history())
+        seq = len(self._entries.raw())
         with self.ledger.open("a") as fh:
             fh.write(json.dumps({"seq": seq, "kind": kind, "before": before, "after": after,
                                  "patch": patch.model_dump(mode="json")}) + "\n")
@@ -265,6 +258,63 @@ class Workspace:
         if STATE_DIR in Path(rel).parts:
             raise PatchConflict(f"{rel}: porter's own state is not patchable")
         return path
+
+
+class _LedgerReader:
+    """A workspace's view of its ledger: the entries as read so far, by file, and each one's
+    `Landed` once asked for. Entries are only ever appended, so a later read parses only the
+    lines past those already read, and the whole file again only where it was replaced or cut.
+
+    A landing asks for the next sequence number and a port lands a patch per file: read whole
+    and validated for every one, a 1,000-file port spent ten minutes in its ledger.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file: tuple[int, int] | None = None  # (device, inode) of the file read
+        self._offset = 0  # bytes read: whole lines only (a line still being written is read next time)
+        self._raw: list[dict] = []
+        self._by_path: dict[str, list[int]] = {}
+        self._landed: dict[int, Landed] = {}
+
+    def raw(self) -> list[dict]:
+        """Every entry as its JSON object, in ledger order."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            self._reset(None)
+            return self._raw
+        if (st.st_dev, st.st_ino) != self._file or st.st_size < self._offset:
+            self._reset((st.st_dev, st.st_ino))
+        if st.st_size > self._offset:
+            with open(self.path, "rb") as fh:
+                fh.seek(self._offset)
+                chunk = fh.read(st.st_size - self._offset)
+            whole = chunk.rfind(b"\n") + 1
+            for line in chunk[:whole].splitlines():
+                raw = json.loads(line)
+                self._by_path.setdefault(raw["patch"]["path"], []).append(len(self._raw))
+                self._raw.append(raw)
+            self._offset += whole
+        return self._raw
+
+    def landed(self, rel: str | None = None) -> list[Landed]:
+        """The entries (of file `rel`) as `Landed`, each validated once."""
+        raws = self.raw()
+        indices = range(len(raws)) if rel is None else self._by_path.get(rel, [])
+        return [self._entry(i) for i in indices]
+
+    def _entry(self, i: int) -> Landed:
+        entry = self._landed.get(i)
+        if entry is None:
+            raw = self._raw[i]
+            entry = self._landed[i] = Landed(raw["seq"], Patch.model_validate(raw["patch"]), raw["before"],
+                                             raw["after"], raw.get("kind", "apply"))
+        return entry
+
+    def _reset(self, file: tuple[int, int] | None) -> None:
+        self._file, self._offset = file, 0
+        self._raw, self._by_path, self._landed = [], {}, {}
 
 
 def _live(entries: list[Landed]) -> list[int]:

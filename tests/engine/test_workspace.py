@@ -115,3 +115,25 @@ def test_links_leaving_the_tree_are_not_followed(tmp_path: Path) -> None:
     ws, _ = Workspace.create(src, tmp_path / "out")
     assert (tmp_path / "out" / "inside.h").is_symlink() and (tmp_path / "out" / "inside.h").read_text() == "int x;\n"
     assert ws.files() == ["a.cu", "sub/b.h"]
+
+
+def test_ledger_lines_are_parsed_once_however_many_patches_land(tmp_path: Path, monkeypatch) -> None:
+    """A landing reads only the ledger lines past those read before (a 1,000-file port re-read and
+    re-validated the whole ledger for every patch: ten minutes); another writer's lines are seen."""
+    import porter.workspace as workspace
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(20):
+        (src / f"k{i}.cu").write_text("cudaFree(p);\n")
+    ws, _ = Workspace.create(src, tmp_path / "out")
+    parsed = []
+    real_loads = workspace.json.loads
+    monkeypatch.setattr(workspace.json, "loads", lambda line: parsed.append(line) or real_loads(line))
+    for i in range(20):
+        ws.apply([_rename(ws, f"k{i}.cu", "cudaFree", "hipFree")])
+    assert len(parsed) == 19  # each landing read the one line the one before it wrote
+    other = Workspace(ws.root)  # a second writer on the same tree (a session, a resumed run)
+    other.apply([_rename(other, "k0.cu", "(p", "(q")])
+    assert [e.seq for e in ws.history()] == list(range(21)) and ws.history("k0.cu")[-1].patch.edits[0].text == "(q"
+    assert len(ws.history("k7.cu")) == 1 and ws.history("k7.cu")[0].patch.path == "k7.cu"
