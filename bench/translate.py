@@ -1,7 +1,7 @@
 """Translation throughput: porter's translator against torch.utils.hipify, and on real Triton code.
 
     python bench/translate.py [--files 1000] [--repeat 3] [--seed 7] [--processes 2] [--tree DIR ...]
-                              [--generated] [--work-dir DIR] [--triton DIR | PORTER_TRITON_CORPUS=DIR]
+                              [--generated] [--port] [--work-dir DIR] [--triton DIR | PORTER_TRITON_CORPUS=DIR]
 
 C++: generates a corpus of CUDA files (about 300 lines each; kernels with shared memory and warp
 shuffles, runtime and stream calls, cuBLAS/cuRAND calls, error-check macros, comments and string
@@ -20,6 +20,11 @@ copied with their folders): where some files hold no CUDA name, porter's transla
 parse them; a summary of the ratios follows. With --work-dir DIR every corpus copy and output
 lies under DIR (e.g. /dev/shm, in memory): on a shared machine the disk's state moves both
 contenders' figures more than the translators do (creating a file cost 0.04-1 ms of CPU here).
+With --port, also the whole command a user runs on each corpus: `porter port CORPUS -o OUT --no-verify
+--jobs --processes` (the console script beside this interpreter; one run, a fresh process, its
+start-up included): its wall time, the CPU of it and its workers, its peak memory, and the seconds
+of each node of its graph (OUT/.porter/task-durations.json): the scan, the three agents with the
+workspace's landing of their patches and the checkpoints between nodes, the report.
 Each runs in a fresh child process (best of --repeat runs inside it), which reports its peak
 resident memory (ru_maxrss) and its workers', and its CPU time in the best run (on --processes
 processes, the driver's and, on Linux, its workers' (/proc/PID/schedstat)). It prints
@@ -363,12 +368,17 @@ def main() -> int:
                     help="a real C/C++/CUDA tree instead of the generated corpus (its C/C++/CUDA files are copied, "
                     "folders kept), e.g. $PORTER_CORPUS/NVIDIA+cuda-samples/Samples; repeat it for several trees")
     ap.add_argument("--generated", action="store_true", help="with --tree: the generated corpus too")
+    ap.add_argument("--port", action="store_true", help="also time `porter port --no-verify` on each corpus, end to end")
     ap.add_argument("--work-dir", type=Path, help="where the corpora and both contenders' outputs are written "
                     "(default: the system's temporary folder; e.g. /dev/shm, a file system in memory, to measure "
                     "the translators without the disk's state, which on a shared machine swings both figures)")
-    ap.add_argument("--child", choices=("porter", "torch", "parse", "triton"), help=argparse.SUPPRESS)
-    ap.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--child", choices=("porter", "torch", "parse", "triton", "command"), help=argparse.SUPPRESS)
+    ap.add_argument("--corpus", help=argparse.SUPPRESS)  # a folder; for --child command, the command as JSON
     args = ap.parse_args()
+    if args.child == "command":
+        print(json.dumps(command_child(json.loads(args.corpus))))
+        return 0
+    args.corpus = Path(args.corpus) if args.corpus is not None else None
     if args.work_dir is not None:  # every temporary folder of this run and of its children there
         args.work_dir.mkdir(parents=True, exist_ok=True)
         os.environ["TMPDIR"] = str(args.work_dir.resolve())
@@ -464,6 +474,7 @@ def cpp_one(args, tree: Path | None) -> tuple[str, int, int, float, float]:
         pooled = spawn("--child", "porter", "--processes", str(args.processes), *common)
         torch = spawn("--child", "torch", *common)
         parse = spawn("--child", "parse", *common)
+        port = port_command(corpus, Path(tmp) / "port", args.processes) if args.port else None
         load_after = os.getloadavg()[0]
         fs_after = fs_probe(Path(tmp))
     if tree is None and torch["extra"] != files:
@@ -496,8 +507,39 @@ def cpp_one(args, tree: Path | None) -> tuple[str, int, int, float, float]:
     print(f"CPU of one run, one process:   porter {serial['cpu']:.3f} s, torch {torch['cpu']:.3f} s, "
           f"parse {parse['cpu']:.3f} s (torch/porter {torch['cpu'] / serial['cpu']:.2f}x; "
           f"driver of {args.processes} processes {pooled['cpu']:.3f} s{workers})")
+    if port is not None:
+        nodes = ", ".join(f"{node} {seconds:.2f}" for node, seconds in port["nodes"].items())
+        print(f"porter port --no-verify --jobs {args.processes}: {port['seconds']:8.3f} s  "
+              f"{lines / port['seconds']:10,.0f} lines/s  (CPU {port['cpu']:.2f} s with its workers; peak RSS "
+              f"{port['rss_mib']:.0f} MiB; nodes (s): {nodes}; exit {port['exit']})")
     name = f"generated ({files} files, seed {args.seed})" if tree is None else _tree_name(tree)
     return name, files, lines, pooled["seconds"], torch["seconds"]
+
+
+def port_command(corpus: Path, out: Path, processes: int) -> dict:
+    """`porter port CORPUS -o OUT --no-verify --jobs PROCESSES` as a user runs it, once: wall
+    seconds, CPU seconds of it and its workers, peak RSS, exit status, and each graph node's
+    seconds from the run's task-durations.json."""
+    porter = Path(sys.executable).with_name("porter")
+    command = [str(porter), "port", str(corpus), "-o", str(out), "--no-verify", "--jobs", str(processes)]
+    # Timed from a fresh interpreter of its own, whose children are the command and its workers alone
+    # (this process's RUSAGE_CHILDREN holds the other contenders' peak memory too).
+    measured = spawn("--child", "command", "--corpus", json.dumps(command))
+    durations = out / ".porter" / "task-durations.json"
+    nodes = {}
+    if durations.is_file():
+        nodes = {t["label"]: t["seconds"] for t in json.loads(durations.read_text())["tasks"] if t["kind"] == "node"}
+    return {**measured, "nodes": nodes}
+
+
+def command_child(command: list[str]) -> dict:
+    """Run `command` once: its wall seconds, exit status, and the CPU seconds and peak RSS of it and its children."""
+    began = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, check=False)
+    seconds = time.perf_counter() - began
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"seconds": seconds, "exit": done.returncode, "cpu": usage.ru_utime + usage.ru_stime,
+            "rss_mib": usage.ru_maxrss / 1024}
 
 
 if __name__ == "__main__":
