@@ -90,27 +90,65 @@ class Inventory:
 
 
 def scan_tree(root: Path, rels: list[str]) -> Inventory:
-    files: list[FileRecord] = []
-    kernels: list[KernelInfo] = []
-    errors: list[Finding] = []
+    """The inventory of the files `rels` under `root`, in their order.
+
+    Each file is read here and scanned through the run's dispatcher (porter.cluster): in this
+    process, or, for a large tree, on its worker processes, as the agents' rules are (a scan parses
+    every C/C++ file; in the driver alone it was the longest node but one of a 1,000-file port).
+    A file the scan fails on is reported (porter.containment) and the scan goes on."""
+    from porter import cluster
+
+    scanned: dict[str, tuple[list[FileRecord], list[KernelInfo], list[Finding]]] = {}
+    items = []  # the files a parser reads (C/C++/CUDA, Python): the others are scanned here, unsent
     for rel in rels:
         if (shown := display_path(rel)) != rel:
             # The state (and its checkpoints) holds text: such a file is copied, never ported.
             unported = classify(shown, b"")[0] in SOURCE_KINDS
-            files.append(FileRecord(path=shown, kind=FileKind.binary, encoding="", unported=unported,
-                                    note="file name is not UTF-8 (shown escaped): copied unchanged"
-                                         + (", not ported" if unported else "")))
+            scanned[rel] = ([FileRecord(path=shown, kind=FileKind.binary, encoding="", unported=unported,
+                                        note="file name is not UTF-8 (shown escaped): copied unchanged"
+                                             + (", not ported" if unported else ""))], [], [])
             continue
         try:
-            _scan_file(root, rel, files, kernels)
-        except Exception as exc:  # noqa: BLE001 - porter's bug on one file: contained, the scan goes on
-            errors.append(internal_error(rel, "scan", exc))
-            files.append(FileRecord(path=rel, kind=classify(rel, b"")[0], note="the scan failed on it"))
-    return Inventory(files, kernels, errors)
+            item = (rel, (root / rel).read_bytes())
+        except Exception as exc:  # noqa: BLE001 - reported as the file's scan failure, as any other
+            scanned[rel] = _failed(rel, exc)
+            continue
+        if lang_for(rel) is not None or rel.endswith(".py"):
+            items.append(item)
+        else:
+            scanned[rel] = _scan_item(item)
+    results = cluster.current().map(_scan_item, items, resources=cluster.RULES, label=lambda item: f"scan:{item[0]}")
+    for item, result in zip(items, results):
+        if isinstance(result, cluster.TaskFailed):  # its node was lost twice: run it here
+            result = _scan_item(item)
+        scanned[item[0]] = result
+    inventory = Inventory([], [], [])
+    for rel in rels:
+        files, kernels, errors = scanned[rel]
+        inventory.files.extend(files)
+        inventory.kernels.extend(kernels)
+        inventory.errors.extend(errors)
+    return inventory
 
 
-def _scan_file(root: Path, rel: str, files: list[FileRecord], kernels: list[KernelInfo]) -> None:
-    raw = (root / rel).read_bytes()
+def _scan_item(item: tuple[str, bytes]) -> tuple[list[FileRecord], list[KernelInfo], list[Finding]]:
+    """One file's records, kernels and scan failure (none, or porter's bug on it: contained)."""
+    rel, raw = item
+    files: list[FileRecord] = []
+    kernels: list[KernelInfo] = []
+    try:
+        _scan_file(rel, raw, files, kernels)
+    except Exception as exc:  # noqa: BLE001 - porter's bug on one file: contained, the scan goes on
+        return _failed(rel, exc)
+    return files, kernels, []
+
+
+def _failed(rel: str, exc: Exception) -> tuple[list[FileRecord], list[KernelInfo], list[Finding]]:
+    return [FileRecord(path=rel, kind=classify(rel, b"")[0], note="the scan failed on it")], [], \
+        [internal_error(rel, "scan", exc)]
+
+
+def _scan_file(rel: str, raw: bytes, files: list[FileRecord], kernels: list[KernelInfo]) -> None:
     enc, why = detect(raw)
     lines = raw.count(b"\n") + (1 if raw and not raw.endswith(b"\n") else 0)
     if enc is None:

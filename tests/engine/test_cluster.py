@@ -288,3 +288,44 @@ def test_spread_chunks_cover_every_item_once_in_order_and_shrink(n: int, process
     assert sizes == sorted(sizes, reverse=True)  # the last chunks are the smallest: no long tail on one worker
     if n >= 8 * processes:
         assert sizes[-1] == 1
+
+
+def test_the_scan_runs_on_the_worker_processes_and_gives_the_inventory_of_one_process(tmp_path: Path) -> None:
+    from porter.scan import scan_tree
+    from porter.workspace import tree_files
+
+    src = _tree(tmp_path)
+    rels = tree_files(src)[0]
+    alone = scan_tree(src, rels)
+    dispatcher = cluster.LocalDispatcher(processes=2, min_items=2, min_bytes=0)
+    try:
+        with cluster.using(dispatcher):
+            spread = scan_tree(src, rels)
+    finally:
+        dispatcher.close()
+    parsed = [r for r in rels if r.endswith((".cu", ".cuh", ".cpp", ".h", ".py"))]
+    assert dispatcher.offloaded == len(parsed) > 2  # the files a parser reads; CMakeLists.txt stayed here
+    assert spread == alone and [f.path for f in spread.files] == rels and spread.kernels
+    assert sorted(r.label for r in dispatcher.durations if r.label.startswith("scan:")) == sorted(f"scan:{r}" for r in parsed)
+
+
+def test_a_file_the_scan_fails_on_is_reported_in_its_place_and_the_scan_goes_on(tmp_path: Path, monkeypatch) -> None:
+    from porter import scan
+    from porter.workspace import tree_files
+
+    src = _tree(tmp_path)
+    rels = tree_files(src)[0]
+    broken = next(r for r in rels if r.endswith(".cu"))
+    real = scan._scan_file
+
+    def failing(rel, raw, files, kernels):
+        if rel == broken:
+            raise RuntimeError("porter's bug")
+        real(rel, raw, files, kernels)
+
+    monkeypatch.setattr(scan, "_scan_file", failing)
+    inventory = scan.scan_tree(src, rels)
+    assert [f.path for f in inventory.files] == rels
+    assert inventory.files[rels.index(broken)].note == "the scan failed on it"
+    assert [(e.location.path, e.rule) for e in inventory.errors] == [(broken, "internal-error")]
+    assert all(f.note != "the scan failed on it" for f in inventory.files if f.path != broken)
