@@ -110,9 +110,18 @@ def views(unit: SourceFile) -> list[View]:
 
 
 def calls(view: View, names: frozenset[str], node: Node | None = None) -> list[tuple[str, Node]]:
-    """(callee, call_expression) for every call of one of `names` (inside `node`, if given), in source order."""
-    return [(view.src.text(m["fn"][0]), m["call"][0]) for m in view.src.matches(_CALLS, node)
-            if view.src.text(m["fn"][0]) in names]
+    """(callee, call_expression) for every call of one of `names` (inside `node`, if given), in source order.
+
+    The whole view's calls are found once (`SourceFile.memo`): several rules ask a file's every
+    view for their own callees (WAVE001, WAVE002, WAVE006)."""
+    if node is not None:
+        return [(view.src.text(m["fn"][0]), m["call"][0]) for m in view.src.matches(_CALLS, node)
+                if view.src.text(m["fn"][0]) in names]
+    found = view.src.memo.get("patterns.calls")
+    if found is None:
+        found = view.src.memo["patterns.calls"] = [(view.src.text(m["fn"][0]), m["call"][0])
+                                                   for m in view.src.matches(_CALLS)]
+    return [(callee, call) for callee, call in found if callee in names]  # type: ignore[union-attr]
 
 
 def args(call: Node) -> list[Node]:

@@ -241,12 +241,18 @@ class Launch:
     config: tuple[Node, ...]  # grid, block[, shared bytes[, stream]]
 
 
-def launches(unit: SourceFile) -> list[Launch]:
+def launches(unit: SourceFile) -> tuple[Launch, ...]:
+    """The file's kernel launches, in source order; found once per file (`SourceFile.memo`): the wave
+    model asks for each kernel's, and a query over the whole file per kernel was a quarter of the
+    microarch agent's time on bench/translate.py's corpus."""
     if unit.lang != "cuda":
-        return []
-    return [Launch(unit.text(m["name"][0]), m["call"][0],
-                   tuple(c for c in m["config"][0].named_children if c.type != "comment"))
-            for m in unit.matches(_LAUNCHES)]
+        return ()
+    if "lds.launches" not in unit.memo:
+        unit.memo["lds.launches"] = tuple(
+            Launch(unit.text(m["name"][0]), m["call"][0], tuple(c for c in m["config"][0].named_children
+                                                                if c.type != "comment"))
+            for m in unit.matches(_LAUNCHES))
+    return unit.memo["lds.launches"]  # type: ignore[return-value]
 
 
 def dim3_value(unit: SourceFile, node: Node, depth: int = 0) -> tuple[int, int, int] | None:
@@ -257,9 +263,7 @@ def dim3_value(unit: SourceFile, node: Node, depth: int = 0) -> tuple[int, int, 
     if node.type == "call_expression" and unit.text(node.child_by_field_name("function")) == "dim3":
         return _dims(unit, patterns.args(node))
     if node.type == "identifier":
-        for decl in unit.captures("(declaration type: (type_identifier) @t) @d"):
-            if decl.type != "declaration" or unit.text(decl.child_by_field_name("type")) != "dim3":
-                continue
+        for decl in _dim3_declarations(unit):
             for d in decl.children_by_field_name("declarator"):
                 if d.type == "init_declarator" and unit.text(d.child_by_field_name("declarator")) == unit.text(node):
                     value = d.child_by_field_name("value")
@@ -280,6 +284,14 @@ def _dims(unit: SourceFile, items: list[Node]) -> tuple[int, int, int] | None:
     if not 1 <= len(values) <= 3 or None in values:
         return None
     return tuple(values + [1] * (3 - len(values)))  # type: ignore[return-value]
+
+
+def _dim3_declarations(unit: SourceFile) -> list[Node]:
+    """The file's `dim3 ...;` declarations, in source order, found once per file."""
+    if "lds.dim3" not in unit.memo:
+        unit.memo["lds.dim3"] = [decl for decl in unit.captures("(declaration type: (type_identifier) @t) @d")
+                                 if decl.type == "declaration" and unit.text(decl.child_by_field_name("type")) == "dim3"]
+    return unit.memo["lds.dim3"]  # type: ignore[return-value]
 
 
 def block_shape(unit: SourceFile, kernel: str) -> tuple[int, int, int] | None:

@@ -32,3 +32,24 @@ def test_the_depth_limit_cuts_a_chain_where_it_did() -> None:
     assert _value_of(unit, "N19") is None
     assert _value_of(unit, "N5") == 32 and _value_of(unit, "N16") == 32 and _value_of(unit, "N17") is None
     assert _value_of(unit, "SELF") is None
+
+
+def test_a_files_launches_and_calls_are_found_once_however_often_asked(monkeypatch) -> None:
+    from porter import kernel_facts
+
+    unit = SourceFile("k.cu", b"""
+__global__ void a(int* p) { __syncwarp(0xffffffff); p[0] = __shfl_sync(0xffffffff, p[0], 1); }
+__global__ void b(int* p) { p[0] = __ballot_sync(0xffffffff, p[0] > 0); }
+void host(int* p) { a<<<1, 64>>>(p); b<<<2, 32>>>(p); a<<<4, 64>>>(p); }
+""", "cuda")
+    ran = []
+    real = SourceFile.matches
+    monkeypatch.setattr(SourceFile, "matches", lambda self, source, node=None: ran.append(source) or real(self, source, node))
+    view = patterns.views(unit)[0]
+    for _ in range(3):
+        assert [launch.kernel for launch in kernel_facts.launches(unit)] == ["a", "b", "a"]
+        assert kernel_facts.block_shape(unit, "a") == (64, 1, 1) and kernel_facts.block_shape(unit, "b") == (32, 1, 1)
+        assert [callee for callee, _ in patterns.calls(view, frozenset({"__shfl_sync", "__ballot_sync"}))] == \
+            ["__shfl_sync", "__ballot_sync"]
+        assert [callee for callee, _ in patterns.calls(view, frozenset({"__syncwarp"}))] == ["__syncwarp"]
+    assert len(ran) == 3  # once each: the #define bodies (views), the launches, the calls
