@@ -116,3 +116,24 @@ def test_resume_continues_an_interrupted_run(tmp_path: Path, monkeypatch: pytest
         [p for p in state.patches if p.agent == "translator"])
     with pytest.raises(BadInput, match="no run"):
         port(FIXTURES / "reduce", out, PortOptions(verify=False), resume="nope")
+
+
+def test_the_state_a_port_returns_is_its_last_checkpoint(tmp_path: Path) -> None:
+    """port() takes the final state from the graph's stream (reading a 1,000-file port's last
+    checkpoint back took seconds); it is the checkpoint's, and a finished run resumed reads it."""
+    import sqlite3
+    from contextlib import closing
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from porter.graph import build_graph
+    from porter.run import CHECKPOINTS, _serde
+    from porter.state import PortState
+
+    out = tmp_path / "out"
+    state = port(FIXTURES / "reduce", out, PortOptions(verify=False))
+    config = {"configurable": {"thread_id": state.run_id}}
+    with closing(sqlite3.connect(out / ".porter" / CHECKPOINTS, check_same_thread=False)) as conn:
+        stored = PortState.model_validate(build_graph(SqliteSaver(conn, serde=_serde())).get_state(config).values)
+    assert state == stored and state.findings and state.patches and state.units
+    assert port(FIXTURES / "reduce", out, PortOptions(verify=False), resume=state.run_id) == stored
