@@ -129,6 +129,26 @@ def _assert_measured_as_declared(look: str, shapes) -> list[dict]:
     return rows
 
 
+LOOK_DTYPES = "bf16,fp8,fp16"  # what the fourteenth look on measures
+
+
+def _assert_declared_for_the_device(validate, look: str, shapes, rows: int, budget_s: int = 370) -> None:
+    """The device plan of `look` is `rows` (shape, dtype) pairs in LOOK_DTYPES, its raw files measured only the declared
+    `shapes` (`_assert_measured_as_declared`), and its evidence script runs that set in those dtypes within `budget_s`."""
+    assert len(validate.declared_plan(f"nn-{look}", "nn", LOOK_DTYPES.split(","))) == rows
+    _assert_measured_as_declared(look, shapes)
+    script = (ROOT / "docs" / "evidence" / f"perfmodel_nn_{look}_h200.sh").read_text()
+    assert f'perfmodel_nn_look_h200.sh" nn-{look} {LOOK_DTYPES} {budget_s}' in script
+
+
+def _plan(validate, look: str, dtypes: str = LOOK_DTYPES, json_path: str | None = None) -> list[dict]:
+    """`perfmodel_validate.py plan` of the set declared for `look` on the H200 with Triton 3.6.0: one row per pair."""
+    import argparse
+
+    return validate.plan(argparse.Namespace(set=f"nn-{look}", dtypes=dtypes, variant="nn", device="h200",
+                                            triton="3.6.0", json=json_path))
+
+
 def test_tenth_look_nn_split_is_declared_and_fresh(validate):
     """The tenth look's nn reset: the 2026-12-01 nn rows (held-out looked at nine times) are all fit now; the
     unseen set was never measured for nn; every extra shape has M and N off 16 and K on it (one specialisation)."""
@@ -277,11 +297,8 @@ def test_plan_prices_the_first_nn_fp16_look_inside_one_device_call(validate, tmp
     """`plan`: the model's picks for a declared set and the device call's timing estimate, before anything is
     measured. The first nn fp16 look fits one call: its timing estimate plus half the two-dtype compile of the
     earlier looks (840 kernels of 1680; 144 s at most) stays inside the script's 218-s deadline with room to spare."""
-    import argparse
-
     out = tmp_path / "plan.json"
-    rows = validate.plan(argparse.Namespace(set="nn-fp16-first", dtypes="fp16", variant="nn", device="h200",
-                                            triton="3.6.0", json=str(out)))
+    rows = _plan(validate, "fp16-first", "fp16", str(out))
     assert len(rows) == 28 and [r["key"] for r in rows] == [
         validate.result_key("nn", "fp16", *sh[1:]) for _, sh in validate.nn_fp16_first_set()]
     assert all(0 < r["predicted_s"] < 2e-3 and r["estimate_s"] > validate.PAIR_S for r in rows)
@@ -320,18 +337,14 @@ def test_fourteenth_look_nn_split_is_declared_and_fresh(validate):
     assert [sh[0] for _, sh in plan][-len(validate.NN_FOURTEENTH_CONTROL):] == ["control"] * 3
     for m, n, k in shapes:  # recorded unseen; fit rows since the fifteenth look's reset
         assert validate.row_split("nn", "unseen", m, n, k) == "fit"
-    assert len(validate.declared_plan("nn-fourteenth", "nn", ["bf16", "fp8", "fp16"])) == 90
-    _assert_measured_as_declared("fourteenth", shapes)
+    _assert_declared_for_the_device(validate, "fourteenth", shapes, 90)
 
 
 def test_plan_prices_the_fourteenth_look_inside_one_device_call(validate):
     """The fourteenth look fits one call of at most 400 s: the compile of three dtypes at two specialisations (2520
     kernels; the thirteenth look's 1680 took 154 s and the fp16 look's 840 64 s, so ~220 s) plus 1.5x the timing
     estimate stays inside the script's 370-s budget."""
-    import argparse
-
-    rows = validate.plan(argparse.Namespace(set="nn-fourteenth", dtypes="bf16,fp8,fp16", variant="nn", device="h200",
-                                            triton="3.6.0", json=None))
+    rows = _plan(validate, "fourteenth")
     assert len(rows) == 90
     timing = sum(r["estimate_s"] for r in rows)
     assert 154 + 64 + 1.5 * timing < 370
@@ -364,20 +377,14 @@ def test_fifteenth_look_nn_split_is_declared_and_fresh(validate):
     for m, n, k in shapes:  # recorded unseen; fit rows since the reset after the fifteenth look
         assert validate.row_split("nn", "unseen", m, n, k) == "fit"
         assert validate.row_split("nn", "fit", m, n, k) == "fit"
-    assert len(validate.declared_plan("nn-fifteenth", "nn", ["bf16", "fp8", "fp16"])) == 90
-    _assert_measured_as_declared("fifteenth", shapes)
-    script = (ROOT / "docs" / "evidence" / "perfmodel_nn_fifteenth_h200.sh").read_text()
-    assert 'perfmodel_nn_look_h200.sh" nn-fifteenth bf16,fp8,fp16 370' in script
+    _assert_declared_for_the_device(validate, "fifteenth", shapes, 90)
 
 
 def test_plan_prices_the_fifteenth_look_inside_one_device_call(validate):
     """The fifteenth look fits one call of at most 400 s: the compile of three dtypes at two specialisations (2520
     kernels, ~220 s as the fourteenth look's, which measured 90 pairs in 354 s) plus 1.5x the timing estimate stays
     inside the script's 370-s budget."""
-    import argparse
-
-    rows = validate.plan(argparse.Namespace(set="nn-fifteenth", dtypes="bf16,fp8,fp16", variant="nn", device="h200",
-                                            triton="3.6.0", json=None))
+    rows = _plan(validate, "fifteenth")
     assert len(rows) == 90
     assert len({validate._specialisation(*sh[1:]) for _, sh in validate.nn_fifteenth_set()}) == 2
     timing = sum(r["estimate_s"] for r in rows)
@@ -407,20 +414,14 @@ def test_sixteenth_look_nn_split_is_declared_and_fresh(validate):
     assert [sh[0] for _, sh in plan] == ["small"] * 24 + ["control"] * 4
     for m, n, k in shapes:  # recorded unseen, scored unseen
         assert validate.row_split("nn", "unseen", m, n, k) == "unseen"
-    assert len(validate.declared_plan("nn-sixteenth", "nn", ["bf16", "fp8", "fp16"])) == 84
-    _assert_measured_as_declared("sixteenth", shapes)
-    script = (ROOT / "docs" / "evidence" / "perfmodel_nn_sixteenth_h200.sh").read_text()
-    assert 'perfmodel_nn_look_h200.sh" nn-sixteenth bf16,fp8,fp16 370' in script
+    _assert_declared_for_the_device(validate, "sixteenth", shapes, 84)
 
 
 def test_plan_prices_the_sixteenth_look_inside_one_device_call(validate):
     """The sixteenth look fits one call of at most 400 s: the compile of three dtypes at one specialisation (1260
     kernels; the fifteenth look compiled 2520 in 192 s) plus 1.5x the timing estimate stays inside the script's 370-s
     budget."""
-    import argparse
-
-    rows = validate.plan(argparse.Namespace(set="nn-sixteenth", dtypes="bf16,fp8,fp16", variant="nn", device="h200",
-                                            triton="3.6.0", json=None))
+    rows = _plan(validate, "sixteenth")
     assert len(rows) == 84
     assert {validate._specialisation(*sh[1:]) for _, sh in validate.nn_sixteenth_set()} == {(256, 256, 256)}
     timing = sum(r["estimate_s"] for r in rows)
