@@ -373,12 +373,12 @@ def main() -> int:
                     "(default: the system's temporary folder; e.g. /dev/shm, a file system in memory, to measure "
                     "the translators without the disk's state, which on a shared machine swings both figures)")
     ap.add_argument("--child", choices=("porter", "torch", "parse", "triton", "command"), help=argparse.SUPPRESS)
-    ap.add_argument("--corpus", help=argparse.SUPPRESS)  # a folder; for --child command, the command as JSON
+    ap.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--command", help=argparse.SUPPRESS)  # for --child command: the command line, as JSON
     args = ap.parse_args()
     if args.child == "command":
-        print(json.dumps(command_child(json.loads(args.corpus))))
+        print(json.dumps(command_child(json.loads(args.command))))
         return 0
-    args.corpus = Path(args.corpus) if args.corpus is not None else None
     if args.work_dir is not None:  # every temporary folder of this run and of its children there
         args.work_dir.mkdir(parents=True, exist_ok=True)
         os.environ["TMPDIR"] = str(args.work_dir.resolve())
@@ -524,7 +524,7 @@ def port_command(corpus: Path, out: Path, processes: int) -> dict:
     command = [str(porter), "port", str(corpus), "-o", str(out), "--no-verify", "--jobs", str(processes)]
     # Timed from a fresh interpreter of its own, whose children are the command and its workers alone
     # (this process's RUSAGE_CHILDREN holds the other contenders' peak memory too).
-    measured = spawn("--child", "command", "--corpus", json.dumps(command))
+    measured = spawn("--child", "command", "--command", json.dumps(command))
     durations = out / ".porter" / "task-durations.json"
     nodes = {}
     if durations.is_file():
