@@ -4,8 +4,8 @@
 
 For the generated corpus of bench/translate.py (--files, seed 7) and each --tree (its C/C++/CUDA files,
 copied), in this checkout's porter (run it with another checkout's Python to compare two):
-  ledger     Workspace.apply of one 40-edit patch per file, one call per file, as the agents' nodes land
-             patches one after the other in a session (CPU seconds);
+  ledger     Workspace.apply of one patch of 40 one-letter edits per file, in one call, as an agent's node
+             lands its patches (CPU seconds);
   scan       scan_tree over the copy, in this process and on --processes worker processes (wall seconds:
              the workers are started and warmed before the clock, as `porter port` starts them);
   gc         the translator's run_on_files in this process: CPU seconds and garbage collections (gc.callbacks);
@@ -45,12 +45,13 @@ def ledger_seconds(corpus: Path, work: Path) -> float:
     patches = []
     for rel in ws.files():
         data = ws.read(rel)
-        edits = [Edit(start=i, end=i + 1, text="x") for i in range(0, min(len(data), 400), 10)]
+        # 40 one-letter edits, each over an ASCII letter or digit (a byte of no multi-byte character)
+        at = [i for i in range(min(len(data), 4000)) if data[i:i + 1].isalnum()][::10][:40]
+        edits = [Edit(start=i, end=i + 1, text="x") for i in at]
         patches.append(Patch(path=rel, base_hash=content_hash(data), edits=tuple(edits), agent="translator",
                              rule="HIP001", reason="bench"))
     began = time.process_time()
-    for patch in patches:
-        Workspace(out).apply([patch])
+    Workspace(out).apply(patches)
     return time.process_time() - began
 
 
