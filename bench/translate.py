@@ -1,6 +1,6 @@
 """Translation throughput: porter's translator against torch.utils.hipify, and on real Triton code.
 
-    python bench/translate.py [--files 1000] [--repeat 3] [--seed 7] [--processes 2] [--tree DIR ...]
+    python bench/translate.py [--files 1000] [--repeat 3] [--rounds 1] [--seed 7] [--processes 2] [--tree DIR ...]
                               [--generated] [--port] [--work-dir DIR] [--triton DIR | PORTER_TRITON_CORPUS=DIR]
 
 C++: generates a corpus of CUDA files (about 300 lines each; kernels with shared memory and warp
@@ -30,6 +30,11 @@ resident memory (ru_maxrss) and its workers', and its CPU time in the best run (
 processes, the driver's and, on Linux, its workers' (/proc/PID/schedstat)). It prints
 lines/s, the ratios porter/torch, the CPU seconds and the peak memory. Target (issue 15):
 porter on 2 processes at least as fast as torch.
+With --rounds N the four contenders run N times in turn, back to back, the order rotated each
+round: on a shared machine whose speed drifts by a third within minutes, a ratio of two figures
+taken minutes apart measures the drift as much as the translators. Each figure is then the best
+of every round, and each round's ratio of porter on --processes processes to torch, taken
+seconds apart, is printed with their median.
 
 Triton (with --triton DIR or PORTER_TRITON_CORPUS): every .py file under DIR (a real Triton
 library fetched by the caller, e.g. FlagOpen/FlagGems' src; its code is never committed here),
@@ -51,6 +56,7 @@ import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -359,6 +365,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--files", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=1, help="the contenders in turn, this many times, the order rotated "
+                    "each round; each round's ratio is printed, and their median")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--processes", type=int, default=2, help="processes for porter's second figure")
     ap.add_argument("--triton", type=Path, default=os.environ.get("PORTER_TRITON_CORPUS"),
@@ -429,9 +437,11 @@ def cpp(args) -> None:
     rows = [cpp_one(args, tree) for tree in corpora]
     if len(rows) > 1:
         print(f"summary: porter on {args.processes} processes against torch.utils.hipify, each corpus in the same run")
-        print(f"  {'corpus':<42} {'files':>6} {'lines':>8} {'porter':>9} {'torch':>9} {'ratio':>6}")
-        for name, files, lines, porter_s, torch_s in rows:
-            print(f"  {name:<42} {files:>6} {lines:>8} {porter_s:>8.3f}s {torch_s:>8.3f}s {torch_s / porter_s:>5.2f}x")
+        print(f"  {'corpus':<42} {'files':>6} {'lines':>8} {'porter':>9} {'torch':>9} {'ratio':>6}"
+              + ("  median of rounds" if args.rounds > 1 else ""))
+        for name, files, lines, porter_s, torch_s, median in rows:
+            print(f"  {name:<42} {files:>6} {lines:>8} {porter_s:>8.3f}s {torch_s:>8.3f}s {torch_s / porter_s:>5.2f}x"
+                  + (f"  {median:>5.2f}x" if args.rounds > 1 else ""))
 
 
 def _tree_name(tree: Path) -> str:
@@ -443,9 +453,10 @@ def _tree_name(tree: Path) -> str:
     return tree.as_posix()
 
 
-def cpp_one(args, tree: Path | None) -> tuple[str, int, int, float, float]:
+def cpp_one(args, tree: Path | None) -> tuple[str, int, int, float, float, float]:
     """One corpus: porter on 1 and on --processes processes, torch and the parse alone; the
-    corpus's name, files, lines and the two figures the summary compares."""
+    corpus's name, files, lines, the two figures the summary compares and the median of the
+    rounds' ratios."""
     with tempfile.TemporaryDirectory(prefix="porter-bench-") as tmp:
         corpus = Path(tmp) / "corpus"
         corpus.mkdir()
@@ -470,17 +481,20 @@ def cpp_one(args, tree: Path | None) -> tuple[str, int, int, float, float]:
         common = ("--corpus", str(corpus), "--repeat", str(args.repeat))
         fs_before = fs_probe(Path(tmp))
         load_before = os.getloadavg()[0]
-        serial = spawn("--child", "porter", "--processes", "1", *common)
-        pooled = spawn("--child", "porter", "--processes", str(args.processes), *common)
-        torch = spawn("--child", "torch", *common)
-        parse = spawn("--child", "parse", *common)
+        contenders = {"serial": ("--child", "porter", "--processes", "1", *common),
+                      "pooled": ("--child", "porter", "--processes", str(args.processes), *common),
+                      "torch": ("--child", "torch", *common),
+                      "parse": ("--child", "parse", *common)}
+        rounds = [_round(contenders, r) for r in range(max(1, args.rounds))]
+        serial, pooled, torch, parse = (_best(rounds, name) for name in contenders)
         port = port_command(corpus, Path(tmp) / "port", args.processes) if args.port else None
         load_after = os.getloadavg()[0]
         fs_after = fs_probe(Path(tmp))
     if tree is None and torch["extra"] != files:
         raise SystemExit(f"torch.utils.hipify wrote {torch['extra']} .hip files, expected {files}")
     what = f"tree {tree}" if tree is not None else f"seed {args.seed}"
-    print(f"corpus: {files} files, {lines} lines ({what}); best of {args.repeat} runs each, "
+    print(f"corpus: {files} files, {lines} lines ({what}); best of {args.repeat} runs each"
+          + (f" in each of {len(rounds)} rounds" if len(rounds) > 1 else "") + ", "
           f"each contender in its own process; load average {load_before:.2f} before, {load_after:.2f} after "
           f"({os.cpu_count()} CPUs: other work on them slows the {args.processes}-process figure most)")
     print(f"file system ({tempfile.gettempdir()}): creating {FS_PROBE_FILES} files of 11 KB took "
@@ -498,6 +512,10 @@ def cpp_one(args, tree: Path | None) -> tuple[str, int, int, float, float]:
           f"({parse['extra']}/{files} files without errors; the floor of any parsing translator)")
     print(f"ratio porter/torch throughput: {torch['seconds'] / serial['seconds']:.2f}x on 1 process, "
           f"{torch['seconds'] / pooled['seconds']:.2f}x on {args.processes} processes")
+    paired = [r["torch"]["seconds"] / r["pooled"]["seconds"] for r in rounds]
+    if len(rounds) > 1:
+        print(f"each round's ratio:            {' '.join(format(x, '.2f') + 'x' for x in paired)} (porter on "
+              f"{args.processes} processes against torch, run seconds apart); median {statistics.median(paired):.2f}x")
     print(f"every run (s):                 porter {args.processes} processes "
           f"{' '.join(format(w, '.3f') for w in pooled['walls'])}; torch {' '.join(format(w, '.3f') for w in torch['walls'])}; "
           f"porter 1 process {' '.join(format(w, '.3f') for w in serial['walls'])}")
@@ -513,7 +531,22 @@ def cpp_one(args, tree: Path | None) -> tuple[str, int, int, float, float]:
               f"{lines / port['seconds']:10,.0f} lines/s  (CPU {port['cpu']:.2f} s with its workers; peak RSS "
               f"{port['rss_mib']:.0f} MiB; nodes (s): {nodes}; exit {port['exit']})")
     name = f"generated ({files} files, seed {args.seed})" if tree is None else _tree_name(tree)
-    return name, files, lines, pooled["seconds"], torch["seconds"]
+    return name, files, lines, pooled["seconds"], torch["seconds"], statistics.median(paired)
+
+
+def _round(contenders: dict[str, tuple[str, ...]], index: int) -> dict[str, dict]:
+    """Each contender once, in its own fresh process, back to back; the order rotated by `index`."""
+    names = list(contenders)
+    names = names[index % len(names):] + names[:index % len(names)]
+    return {name: spawn(*contenders[name]) for name in names}
+
+
+def _best(rounds: list[dict[str, dict]], name: str) -> dict:
+    """A contender's fastest run over every round, with every round's run times."""
+    best = min((r[name] for r in rounds), key=lambda run: run["seconds"])
+    return {**best, "walls": [w for r in rounds for w in r[name]["walls"]],
+            "rss_mib": max(r[name]["rss_mib"] for r in rounds),
+            "worker_rss_mib": max(r[name]["worker_rss_mib"] for r in rounds)}
 
 
 def port_command(corpus: Path, out: Path, processes: int) -> dict:
